@@ -1,0 +1,346 @@
+"""The Messages API shape: block helpers and the strict-form check every layer must keep.
+
+A conversation is a list of plain dicts, ``{"role": "user" | "assistant", "content": str | [blocks]}``.
+``validate`` accepts only the strict form that every version of the API takes; it names the first
+message that breaks a rule, the rule, and what was wrong. Blocks other than ``text``, ``tool_use``
+and ``tool_result`` (thinking, images, documents) are passed through untouched and never inspected
+beyond having a ``type``. Deliberately left out: the API's limits on images, model-specific block
+types, and the optional empty final assistant message (a prefill), which this course never sends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+Message = dict[str, Any]
+Block = dict[str, Any]
+
+ROLES = ("user", "assistant")
+
+# rule name -> one-line description, in the order validate() checks them
+RULES = {
+    "not_a_list": "the conversation must be a list of messages",
+    "empty_conversation": "the conversation needs at least one message",
+    "message_not_dict": "every message must be a dict",
+    "unknown_role": "role must be 'user' or 'assistant'",
+    "content_type": "content must be a string or a list of blocks",
+    "empty_content": "content must not be empty",
+    "block_not_dict": "every content block must be a dict",
+    "block_without_type": "every content block needs a string 'type'",
+    "empty_text": "text blocks must hold non-empty text",
+    "first_not_user": "the first message must come from the user",
+    "roles_not_alternating": "user and assistant messages must alternate",
+    "tool_use_in_user": "tool_use blocks belong in assistant messages",
+    "tool_result_in_assistant": "tool_result blocks belong in user messages",
+    "malformed_tool_use": "a tool_use needs a string id, a string name and a dict input",
+    "duplicate_tool_use_id": "tool_use ids must be unique in the conversation",
+    "malformed_tool_result": "a tool_result needs a string tool_use_id and string or list content",
+    "tool_result_not_first": "tool_result blocks must come first in their user message",
+    "orphan_tool_result": "a tool_result must answer a tool_use of the message just before",
+    "duplicate_tool_result": "each tool_use is answered by exactly one tool_result",
+    "tool_use_unanswered": "every tool_use must be answered in the very next user message",
+}
+
+
+class InvalidConversation(ValueError):
+    """A message list that the API would reject: which message, which rule, and what was wrong."""
+
+    def __init__(self, index: int | None, rule: str, detail: str, *, block: int | None = None):
+        self.index = index
+        self.rule = rule
+        self.detail = detail
+        self.block = block
+        where = "conversation" if index is None else f"messages[{index}]"
+        if block is not None:
+            where += f".content[{block}]"
+        super().__init__(f"{where} breaks rule '{rule}': {detail}")
+
+    @property
+    def api_message(self) -> str:
+        """The error text the real API gives for this violation (used by the offline server)."""
+        if self.rule == "tool_result_not_first":  # the API blames the unanswered tool_use
+            return f"messages.{self.index - 1}: {self.detail}"
+        where = "messages" if self.index is None else f"messages.{self.index}"
+        if self.block is not None:
+            where += f".content.{self.block}"
+        return f"{where}: {self.detail}"
+
+
+# ---------------------------------------------------------------- block and message builders
+
+
+def text(value: str) -> Block:
+    """A text block."""
+    return {"type": "text", "text": value}
+
+
+def tool_use(id: str, name: str, input: Mapping[str, Any] | None = None) -> Block:
+    """A tool_use block (assistant side)."""
+    return {"type": "tool_use", "id": id, "name": name, "input": dict(input or {})}
+
+
+def tool_result(tool_use_id: str, content: str | list, *, is_error: bool = False) -> Block:
+    """A tool_result block (user side); ``is_error`` is only written when true."""
+    block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def user(*content: str | Block) -> Message:
+    """A user message from strings and blocks; a single string stays a plain string."""
+    return _message("user", content)
+
+
+def assistant(*content: str | Block) -> Message:
+    """An assistant message from strings and blocks; a single string stays a plain string."""
+    return _message("assistant", content)
+
+
+def _message(role: str, content: tuple) -> Message:
+    if len(content) == 1 and isinstance(content[0], str):
+        return {"role": role, "content": content[0]}
+    return {"role": role, "content": [text(c) if isinstance(c, str) else c for c in content]}
+
+
+# ---------------------------------------------------------------- reading messages
+
+
+def blocks(message: Mapping[str, Any]) -> list[Block]:
+    """The content of a message as a list of blocks (a string becomes one text block)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [text(content)] if content else []
+    return [b for b in content or () if isinstance(b, dict)]
+
+
+def tool_use_blocks(message: Mapping[str, Any]) -> list[Block]:
+    """The tool_use blocks of a message, in order."""
+    return [b for b in blocks(message) if b.get("type") == "tool_use"]
+
+
+def tool_result_blocks(message: Mapping[str, Any]) -> list[Block]:
+    """The tool_result blocks of a message, in order."""
+    return [b for b in blocks(message) if b.get("type") == "tool_result"]
+
+
+def has_tool_use(message: Mapping[str, Any]) -> bool:
+    """True when an assistant message asks for at least one tool."""
+    return message.get("role") == "assistant" and bool(tool_use_blocks(message))
+
+
+def is_tool_result_message(message: Mapping[str, Any]) -> bool:
+    """True when a user message carries at least one tool_result."""
+    return message.get("role") == "user" and bool(tool_result_blocks(message))
+
+
+def has_user_text(message: Mapping[str, Any]) -> bool:
+    """True when a user message carries the user's own words, not only tool results."""
+    if message.get("role") != "user":
+        return False
+    return any(b.get("type") == "text" and str(b.get("text", "")).strip() for b in blocks(message))
+
+
+def tool_names(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Map every tool_use id in the conversation to its tool's name."""
+    # tool_use_id -> tool name
+    return {b["id"]: b.get("name", "?") for m in messages for b in tool_use_blocks(m) if "id" in b}
+
+
+def tool_inputs(messages: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
+    """Map every tool_use id in the conversation to the input it was called with."""
+    # tool_use_id -> input dict
+    return {b["id"]: b.get("input") or {} for m in messages for b in tool_use_blocks(m) if "id" in b}
+
+
+def tool_name_for(messages: Iterable[Mapping[str, Any]], tool_use_id: str) -> str | None:
+    """The name of the tool behind a tool_use_id, or None when no tool_use has that id."""
+    return tool_names(messages).get(tool_use_id)
+
+
+def text_of(content: Any) -> str:
+    """The text of a content value: a string as is, text blocks of a list joined by newlines."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    raise TypeError(f"content must be a string or a list of blocks, not {type(content).__name__}")
+
+
+def to_json(message: Mapping[str, Any]) -> str:
+    """A message as compact JSON with non-ASCII kept, the form transcripts and stores use."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def from_response(response: Any) -> Message:
+    """Turn an SDK ``Message`` (or its dict) into a plain assistant message dict."""
+    data = response.model_dump(mode="json") if hasattr(response, "model_dump") else dict(response)
+    content = []
+    for block in data.get("content") or []:
+        kind = block.get("type")
+        if kind == "text":
+            content.append(text(block.get("text", "")))
+        elif kind == "tool_use":
+            content.append(tool_use(block["id"], block["name"], block.get("input") or {}))
+        else:
+            content.append({k: v for k, v in block.items() if v is not None})
+    content = [b for b in content if not (b.get("type") == "text" and not b["text"])]
+    return {"role": "assistant", "content": content or [text("(no content)")]}
+
+
+# ---------------------------------------------------------------- the strict form
+
+
+def validate(messages: Any) -> None:
+    """Raise InvalidConversation unless ``messages`` is in the strict form every API version takes."""
+    if not isinstance(messages, list):
+        raise InvalidConversation(None, "not_a_list", f"got {type(messages).__name__}")
+    if not messages:
+        raise InvalidConversation(None, "empty_conversation", "the list is empty")
+    seen_ids: set[str] = set()
+    pending: list[str] = []  # tool_use ids of the previous assistant message, still unanswered
+    for i, message in enumerate(messages):
+        content = _check_shape(i, message)
+        role = message["role"]
+        if i == 0 and role != "user":
+            raise InvalidConversation(0, "first_not_user", f"the first message has role '{role}'")
+        if i > 0 and role == messages[i - 1]["role"]:
+            raise InvalidConversation(
+                i, "roles_not_alternating", f"two '{role}' messages in a row (at {i - 1} and {i})"
+            )
+        if role == "assistant":
+            pending = _check_assistant(i, content, seen_ids)
+        else:
+            _check_user(i, content, pending)
+            pending = []
+    if pending:
+        raise _unanswered(len(messages) - 1, pending)
+
+
+def _check_shape(i: int, message: Any) -> list[Block]:
+    if not isinstance(message, dict):
+        raise InvalidConversation(i, "message_not_dict", f"got {type(message).__name__}")
+    role = message.get("role")
+    if role not in ROLES:
+        raise InvalidConversation(i, "unknown_role", f"role is {role!r}")
+    content = message.get("content")
+    if not isinstance(content, (str, list)):
+        raise InvalidConversation(i, "content_type", f"content is {type(content).__name__}")
+    if (isinstance(content, str) and not content.strip()) or content == []:
+        raise InvalidConversation(i, "empty_content", "all messages must have non-empty content")
+    if isinstance(content, str):
+        return [text(content)]
+    for j, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise InvalidConversation(i, "block_not_dict", f"block is {type(block).__name__}", block=j)
+        if not isinstance(block.get("type"), str):
+            raise InvalidConversation(i, "block_without_type", "block has no 'type'", block=j)
+        if block["type"] == "text" and not (isinstance(block.get("text"), str) and block["text"].strip()):
+            raise InvalidConversation(i, "empty_text", "text content blocks must be non-empty", block=j)
+    return content
+
+
+def _check_assistant(i: int, content: list[Block], seen_ids: set[str]) -> list[str]:
+    ids = []
+    for j, block in enumerate(content):
+        kind = block["type"]
+        if kind == "tool_result":
+            raise InvalidConversation(
+                i,
+                "tool_result_in_assistant",
+                "`tool_result` blocks are only allowed in user messages",
+                block=j,
+            )
+        if kind != "tool_use":
+            continue
+        if not (
+            isinstance(block.get("id"), str)
+            and block["id"]
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("input"), dict)
+        ):
+            raise InvalidConversation(
+                i,
+                "malformed_tool_use",
+                "a `tool_use` block needs an id, a name and an input object",
+                block=j,
+            )
+        if block["id"] in seen_ids:
+            raise InvalidConversation(
+                i, "duplicate_tool_use_id", f"`tool_use` ids must be unique: {block['id']}", block=j
+            )
+        seen_ids.add(block["id"])
+        ids.append(block["id"])
+    return ids
+
+
+def _check_user(i: int, content: list[Block], pending: list[str]) -> None:
+    answered: set[str] = set()
+    seen_other = False
+    for j, block in enumerate(content):
+        kind = block["type"]
+        if kind == "tool_use":
+            raise InvalidConversation(
+                i,
+                "tool_use_in_user",
+                "`tool_use` blocks are only allowed in assistant messages",
+                block=j,
+            )
+        if kind != "tool_result":
+            seen_other = True
+            continue
+        use_id = block.get("tool_use_id")
+        if not isinstance(use_id, str) or not isinstance(block.get("content", ""), (str, list)):
+            raise InvalidConversation(
+                i,
+                "malformed_tool_result",
+                "a `tool_result` block needs a tool_use_id and string or list content",
+                block=j,
+            )
+        if use_id not in pending:
+            raise InvalidConversation(
+                i,
+                "orphan_tool_result",
+                f"unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{use_id}. Each `tool_result` block must have a corresponding `tool_use` block in "
+                "the previous message.",
+                block=j,
+            )
+        if use_id in answered:
+            raise InvalidConversation(
+                i, "duplicate_tool_result", f"`tool_result` for {use_id} appears twice", block=j
+            )
+        if seen_other:
+            # The API reads text before the results as "no results here".
+            raise InvalidConversation(i, "tool_result_not_first", _unanswered_text(pending), block=j)
+        answered.add(use_id)
+    missing = [u for u in pending if u not in answered]
+    if missing:
+        raise _unanswered(i - 1, missing)
+
+
+def _unanswered_text(ids: list[str]) -> str:
+    return (
+        "`tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` block "
+        "in the next message."
+    )
+
+
+def _unanswered(index: int, ids: list[str]) -> InvalidConversation:
+    return InvalidConversation(index, "tool_use_unanswered", _unanswered_text(ids))
+
+
+def is_valid(messages: Any) -> bool:
+    """True when ``validate`` accepts the list."""
+    try:
+        validate(messages)
+    except InvalidConversation:
+        return False
+    return True
