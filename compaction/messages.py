@@ -71,18 +71,40 @@ class InvalidConversation(ValueError):
 # ---------------------------------------------------------------- block and message builders
 
 
+def _require(value: Any, types: type | tuple, param: str, func: str) -> None:
+    """Raise a TypeError naming the function and parameter when ``value`` has the wrong type."""
+    if not isinstance(value, types):
+        names = " or ".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+        raise TypeError(f"{func}(): '{param}' must be {names}, not {type(value).__name__}")
+
+
+def _require_message(message: Any, func: str) -> None:
+    _require(message, Mapping, "message", func)
+
+
+def _require_messages(messages: Any, func: str) -> None:
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise TypeError(f"{func}(): 'messages' must be a list of dicts, not {type(messages).__name__}")
+
+
 def text(value: str) -> Block:
     """A text block."""
+    _require(value, str, "value", "text")
     return {"type": "text", "text": value}
 
 
 def tool_use(id: str, name: str, input: Mapping[str, Any] | None = None) -> Block:
     """A tool_use block (assistant side)."""
+    _require(id, str, "id", "tool_use")
+    _require(name, str, "name", "tool_use")
+    _require(input if input is not None else {}, Mapping, "input", "tool_use")
     return {"type": "tool_use", "id": id, "name": name, "input": dict(input or {})}
 
 
 def tool_result(tool_use_id: str, content: str | list, *, is_error: bool = False) -> Block:
     """A tool_result block (user side); ``is_error`` is only written when true."""
+    _require(tool_use_id, str, "tool_use_id", "tool_result")
+    _require(content, (str, list), "content", "tool_result")
     block: Block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
@@ -100,6 +122,8 @@ def assistant(*content: str | Block) -> Message:
 
 
 def _message(role: str, content: tuple) -> Message:
+    for part in content:
+        _require(part, (str, dict), "content", role)
     if len(content) == 1 and isinstance(content[0], str):
         return {"role": role, "content": content[0]}
     return {"role": role, "content": [text(c) if isinstance(c, str) else c for c in content]}
@@ -110,9 +134,12 @@ def _message(role: str, content: tuple) -> Message:
 
 def blocks(message: Mapping[str, Any]) -> list[Block]:
     """The content of a message as a list of blocks (a string becomes one text block)."""
+    _require_message(message, "blocks")
     content = message.get("content")
     if isinstance(content, str):
         return [text(content)] if content else []
+    if content is not None and not isinstance(content, list):
+        raise TypeError(f"blocks(): content must be a string or a list, not {type(content).__name__}")
     return [b for b in content or () if isinstance(b, dict)]
 
 
@@ -128,16 +155,19 @@ def tool_result_blocks(message: Mapping[str, Any]) -> list[Block]:
 
 def has_tool_use(message: Mapping[str, Any]) -> bool:
     """True when an assistant message asks for at least one tool."""
+    _require_message(message, "has_tool_use")
     return message.get("role") == "assistant" and bool(tool_use_blocks(message))
 
 
 def is_tool_result_message(message: Mapping[str, Any]) -> bool:
     """True when a user message carries at least one tool_result."""
+    _require_message(message, "is_tool_result_message")
     return message.get("role") == "user" and bool(tool_result_blocks(message))
 
 
 def has_user_text(message: Mapping[str, Any]) -> bool:
     """True when a user message carries the user's own words, not only tool results."""
+    _require_message(message, "has_user_text")
     if message.get("role") != "user":
         return False
     return any(b.get("type") == "text" and str(b.get("text", "")).strip() for b in blocks(message))
@@ -145,18 +175,21 @@ def has_user_text(message: Mapping[str, Any]) -> bool:
 
 def tool_names(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """Map every tool_use id in the conversation to its tool's name."""
+    _require_messages(messages, "tool_names")
     # tool_use_id -> tool name
     return {b["id"]: b.get("name", "?") for m in messages for b in tool_use_blocks(m) if "id" in b}
 
 
 def tool_inputs(messages: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
     """Map every tool_use id in the conversation to the input it was called with."""
+    _require_messages(messages, "tool_inputs")
     # tool_use_id -> input dict
     return {b["id"]: b.get("input") or {} for m in messages for b in tool_use_blocks(m) if "id" in b}
 
 
 def tool_name_for(messages: Iterable[Mapping[str, Any]], tool_use_id: str) -> str | None:
     """The name of the tool behind a tool_use_id, or None when no tool_use has that id."""
+    _require(tool_use_id, str, "tool_use_id", "tool_name_for")
     return tool_names(messages).get(tool_use_id)
 
 
@@ -170,23 +203,35 @@ def text_of(content: Any) -> str:
         return "\n".join(
             str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
         )
-    raise TypeError(f"content must be a string or a list of blocks, not {type(content).__name__}")
+    raise TypeError(f"text_of(): content must be a string or a list of blocks, not {type(content).__name__}")
 
 
 def to_json(message: Mapping[str, Any]) -> str:
     """A message as compact JSON with non-ASCII kept, the form transcripts and stores use."""
+    _require_message(message, "to_json")
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
 def from_response(response: Any) -> Message:
     """Turn an SDK ``Message`` (or its dict) into a plain assistant message dict."""
-    data = response.model_dump(mode="json") if hasattr(response, "model_dump") else dict(response)
+    if hasattr(response, "model_dump"):
+        data = response.model_dump(mode="json")
+    elif isinstance(response, Mapping):
+        data = dict(response)
+    else:
+        raise TypeError(
+            f"from_response(): 'response' must be an SDK Message or a dict, not {type(response).__name__}"
+        )
     content = []
-    for block in data.get("content") or []:
-        kind = block.get("type")
+    for j, block in enumerate(data.get("content") or []):
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            raise ValueError(f"from_response(): content[{j}] is not a block with a 'type'")
+        kind = block["type"]
         if kind == "text":
-            content.append(text(block.get("text", "")))
+            content.append(text(str(block.get("text") or "")))
         elif kind == "tool_use":
+            if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
+                raise ValueError(f"from_response(): content[{j}] is a tool_use without an id or a name")
             content.append(tool_use(block["id"], block["name"], block.get("input") or {}))
         else:
             content.append({k: v for k, v in block.items() if v is not None})
