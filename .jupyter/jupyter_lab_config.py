@@ -1,0 +1,15 @@
+"""JupyterLab settings for the course, passed by `make lab` with --config.
+
+Serves on 127.0.0.1 only, roots the file browser at the repository, and turns off the news
+pop-up and the update check (the course needs no network). Leaves kernels, themes and the
+user's own settings alone.
+"""
+
+from pathlib import Path
+
+c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
+
+c.ServerApp.ip = "127.0.0.1"
+c.ServerApp.root_dir = str(Path(__file__).resolve().parent.parent)
+c.LabApp.news_url = None
+c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"

@@ -1,0 +1,47 @@
+# The course's two commands: `make lab` opens the course, `make test` checks every lesson.
+# Needs only Python 3.10+ and make; everything else goes into .venv (created when missing).
+# The install runs again only when pyproject.toml changes (stamp file .venv/.installed).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+LAB_ARGS ?=
+LAB_CONFIG := $(CURDIR)/.jupyter/jupyter_lab_config.py
+SANITIZE := tests/nbval_sanitize.cfg
+# the chapters and solved exercises nbval runs; an empty folder is not an error
+NOTEBOOKS = $(sort $(wildcard notebooks/*.ipynb solutions/*.ipynb))
+# tests and notebooks always use the offline model, whatever the shell has set
+OFFLINE := env -u COMPACTION_BACKEND
+
+.PHONY: help install lab test exercises
+
+help:
+	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it)"
+	@echo "make test       ruff, pytest and strict nbval over notebooks/ and solutions/"
+	@echo "make exercises  regenerate exercises/ from solutions/"
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; set PYTHON=...")'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -q -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --config=$(LAB_CONFIG) $(LAB_ARGS) notebooks/00_welcome.ipynb
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider tests
+ifneq ($(strip $(NOTEBOOKS)),)
+	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-sanitize-with $(SANITIZE) $(NOTEBOOKS)
+else
+	@echo "no notebooks yet: nbval skipped"
+endif
+
+exercises: $(STAMP)
+	$(BIN)/python -m compaction.course build-exercises
