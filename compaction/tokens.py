@@ -33,6 +33,8 @@ CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.t
 
 def message_text(message: Mapping[str, Any]) -> str:
     """The text of one message that counts toward its tokens (tool inputs as JSON)."""
+    if not isinstance(message, Mapping):
+        raise TypeError(f"a message must be a dict, not {type(message).__name__}")
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -125,7 +127,12 @@ def estimate_tokens(
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
         raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
-    total = sum(message_tokens(m, method) for m in messages)
+    total = 0
+    for i, message in enumerate(messages):
+        try:
+            total += message_tokens(message, method)
+        except TypeError as exc:
+            raise TypeError(f"messages[{i}]: {exc}") from None
     if system:
         total += count_text(system if isinstance(system, str) else json.dumps(system), method)
     if tools:
@@ -140,6 +147,8 @@ def count_with_api(client: Any, messages: list, *, model: str, **kwargs: Any) ->
 
 def usage_input_tokens(usage: Any) -> int:
     """All input tokens of a response's ``usage``, cached reads and writes included."""
+    if usage is None or isinstance(usage, (str, bytes, int, float)):
+        raise TypeError(f"usage must be a response's usage or a dict, not {type(usage).__name__}")
     get = usage.get if isinstance(usage, Mapping) else lambda k: getattr(usage, k, None)
     return sum(
         get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -173,6 +182,8 @@ class TokenCounter:
 
     def observe(self, messages: Sequence[Mapping[str, Any]], usage: Any) -> None:
         """Anchor on a response: ``messages`` were sent and the API counted ``usage`` for them."""
+        if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+            raise TypeError(f"observe(): messages must be a list of dicts, not {type(messages).__name__}")
         self._anchor = list(messages)
         self._anchor_tokens = usage_input_tokens(usage)
 
