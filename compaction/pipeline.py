@@ -1,0 +1,301 @@
+"""The pipeline: budget -> snip -> micro -> summarize, run before every model call.
+
+``Compactor.prepare(messages)`` runs the three cheap layers (no API call) in a fixed order, each
+only when its trigger says so, then asks the model for a summary when the estimate is still over
+the threshold. The triggers:
+
+- budget: the tool results of the newest user message hold more than ``max_chars`` characters
+  (the layer's own test; it persists the largest of them to the store).
+- snip: the list holds more than ``max_messages`` messages (the layer's own test).
+- micro: the estimate has passed ``micro_trigger`` (a fraction) of the summary threshold, and
+  clearing frees at least ``clear_at_least`` tokens. Every clearing rewrites earlier messages and
+  breaks the API's prompt cache from that message on, so old results are cleared in batches, not
+  one per turn: the idea behind the API's own ``clear_at_least``.
+- summary: the estimate is over ``context_window - reserve_output - buffer`` (Claude Code: 13,000
+  tokens of buffer on a 200K window; scaled down for small windows).
+
+The order is fixed for a reason: budget runs first so a large result is on disk before micro
+could replace it with a placeholder; ``order`` exists only so a lesson can show that loss.
+The estimate anchors on the API's ``usage`` (a ``TokenCounter`` fed by ``observe``).
+With a ``transcript_dir`` the list is written as a transcript before snip or micro drop anything,
+so every byte that leaves the context is on disk. After ``max_failures`` consecutive failed
+summaries the circuit breaker opens: automatic summarizing stops and an event says so.
+
+Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
+micro-compaction and the API's ``cache_edits``; summarizing in the background.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compaction.tokens import TokenCounter
+
+CHEAP_LAYERS = ("budget", "snip", "micro")
+LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
+CLAUDE_CODE_WINDOW = 200_000
+CLAUDE_CODE_BUFFER = 13_000  # AUTOCOMPACT_BUFFER_TOKENS
+SUMMARY_OUTPUT = 20_000  # MAX_OUTPUT_TOKENS_FOR_SUMMARY
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """One thing the pipeline did: at which turn, which layer, tokens before and after, and why."""
+
+    turn: int
+    layer: str
+    tokens_before: int
+    tokens_after: int
+    detail: str = ""
+
+
+def default_buffer(context_window: int) -> int:
+    """Claude Code's 13,000-token buffer, scaled down in proportion for windows under 200K."""
+    return min(CLAUDE_CODE_BUFFER, round(CLAUDE_CODE_BUFFER * context_window / CLAUDE_CODE_WINDOW))
+
+
+def default_reserve(context_window: int) -> int:
+    """Tokens kept free for the model's answer: 20,000, or a tenth of a smaller window."""
+    return min(SUMMARY_OUTPUT, context_window // 10)
+
+
+def summary_threshold(
+    context_window: int, reserve_output: int | None = None, buffer: int | None = None
+) -> int:
+    """The estimate above which the pipeline summarizes: window - reserved output - buffer."""
+    if not isinstance(context_window, int) or context_window <= 0:
+        raise ValueError(f"context_window must be a positive int, not {context_window!r}")
+    reserve = default_reserve(context_window) if reserve_output is None else reserve_output
+    buffer = default_buffer(context_window) if buffer is None else buffer
+    if reserve < 0 or buffer < 0:
+        raise ValueError(f"reserve_output ({reserve}) and buffer ({buffer}) must not be negative")
+    threshold = context_window - reserve - buffer
+    if threshold <= 0:
+        raise ValueError(
+            f"context_window {context_window} leaves no room after reserve_output {reserve} "
+            f"and buffer {buffer}"
+        )
+    return threshold
+
+
+class Compactor:
+    """Keeps a message list inside the window: the cheap layers on their triggers, then a summary."""
+
+    def __init__(
+        self,
+        *,
+        store: Any,
+        client: Any = None,
+        transcript_dir: str | Path | None = None,
+        context_window: int = CLAUDE_CODE_WINDOW,
+        reserve_output: int | None = None,
+        buffer: int | None = None,
+        max_chars: int = 200_000,
+        max_messages: int = 50,
+        keep_head: int = 3,
+        keep_recent: int = 3,
+        min_chars: int = 120,
+        exclude_tools: Sequence[str] = (),
+        micro_trigger: float = 0.5,
+        clear_at_least: int | None = None,
+        summarize: bool = True,
+        max_failures: int = 3,
+        model: str | None = None,
+        counter: TokenCounter | None = None,
+        order: Sequence[str] = CHEAP_LAYERS,
+        on_event: Callable[[CompactionEvent], None] | None = None,
+    ):
+        if sorted(order) != sorted(set(order)) or not set(order) <= set(CHEAP_LAYERS):
+            raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
+        if not 0 <= micro_trigger <= 1:
+            raise ValueError(f"micro_trigger is a fraction of the threshold in [0, 1], not {micro_trigger!r}")
+        if max_failures < 1:
+            raise ValueError(f"max_failures must be at least 1, not {max_failures!r}")
+        self.store, self.client, self.model = store, client, model
+        self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
+        self.context_window = context_window
+        self.threshold = summary_threshold(context_window, reserve_output, buffer)
+        self.layer_args = {
+            "budget": {"max_chars": max_chars},
+            "snip": {"max_messages": max_messages, "keep_head": keep_head},
+            "micro": {
+                "keep_recent": keep_recent,
+                "min_chars": min_chars,
+                "exclude_tools": tuple(exclude_tools),
+            },
+        }
+        self.micro_trigger = micro_trigger
+        self.clear_at_least = context_window // 40 if clear_at_least is None else clear_at_least
+        self.summarize, self.max_failures = summarize, max_failures
+        self.counter = counter or TokenCounter("tiktoken")
+        self.order = tuple(order)
+        self.on_event = on_event
+        self.events: list[CompactionEvent] = []
+        self.turn = 0  # prepare() calls so far
+        self.failures = 0  # consecutive failed automatic summaries
+        self.breaker_open = False
+        self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
+
+    # ------------------------------------------------------------ counting and events
+
+    def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Tokens of a request with this list: anchored on the last usage, else estimate + overhead."""
+        tokens = self.counter.count(messages)
+        return tokens if self.counter.anchored_prefix(messages) else tokens + self._overhead
+
+    def observe(self, messages: Sequence[Mapping[str, Any]], usage: Any) -> None:
+        """Anchor the estimate on the usage the API returned for ``messages``."""
+        self.counter.observe(messages, usage)
+        estimated = sum(self.counter.message_tokens(m) for m in messages)
+        self._overhead = max(0, self.counter.count(messages) - estimated)
+
+    def counts(self) -> dict[str, int]:
+        """How often each layer fired, every layer named (zeros included)."""
+        counts = dict.fromkeys(LAYERS, 0)
+        for event in self.events:
+            counts[event.layer] = counts.get(event.layer, 0) + 1
+        return counts
+
+    def _emit(self, layer: str, before: int, after: int, detail: str = "") -> None:
+        event = CompactionEvent(self.turn, layer, before, after, detail)
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    # ------------------------------------------------------------ the passes
+
+    def prepare(self, messages: list[dict]) -> list[dict]:
+        """Run the pipeline once, before a model call; a new list, the input untouched."""
+        return self.steps(messages)[-1][1]
+
+    def steps(self, messages: list[dict]) -> list[tuple[str, list[dict]]]:
+        """Run the pipeline once and return ``(pass_name, messages_after)`` for each pass, input first."""
+        if not isinstance(messages, list):
+            raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
+        self.turn += 1
+        current = list(messages)
+        passes = [("input", current)]
+        saved = False  # a transcript of this call's list is on disk
+        for layer in self.order:
+            current, saved = self._cheap(layer, current, saved)
+            passes.append((layer, current))
+        if self.summarize:
+            current = self._auto_summary(current)
+            passes.append(("summary", current))
+        return passes
+
+    def _cheap(self, layer: str, messages: list[dict], saved: bool) -> tuple[list[dict], bool]:
+        before = self.estimate(messages)
+        if layer == "micro" and before <= self.micro_trigger * self.threshold:
+            return messages, saved
+        out = self._layer(layer)(messages, **self._args(layer))
+        if out == messages:
+            return messages, saved
+        after = self.estimate(out)
+        if layer == "micro" and before - after < self.clear_at_least:
+            return messages, saved  # too little to free for a cache break
+        if layer != "budget" and not saved and self.transcript_dir is not None:
+            try:
+                path = self._transcript(messages)
+            except OSError as exc:  # nothing may leave the context unsaved
+                self._emit(f"{layer}_skipped", before, before, f"transcript not written ({exc})")
+                return messages, saved
+            saved = True
+            self._emit(layer, before, after, f"transcript {path.name}")
+        else:
+            self._emit(layer, before, after)
+        return out, saved
+
+    def _args(self, layer: str) -> dict[str, Any]:
+        return (
+            {"store": self.store, **self.layer_args[layer]} if layer == "budget" else self.layer_args[layer]
+        )
+
+    @staticmethod
+    def _layer(name: str) -> Callable[..., list[dict]]:
+        if name == "budget":
+            from compaction.budget import tool_result_budget as layer
+        elif name == "snip":
+            from compaction.snip import snip_compact as layer
+        else:
+            from compaction.micro import micro_compact as layer
+        return layer
+
+    def _transcript(self, messages: list[dict]) -> Path:
+        from compaction.transcript import write_transcript
+
+        return Path(write_transcript(messages, self.transcript_dir))
+
+    def _auto_summary(self, messages: list[dict]) -> list[dict]:
+        before = self.estimate(messages)
+        if before <= self.threshold or self.breaker_open:
+            return messages
+        if self.client is None or self.transcript_dir is None:
+            return messages  # no model or nowhere to save the transcript: nothing to do
+        try:
+            out = self._summary(messages)
+        except Exception as exc:  # noqa: BLE001 - a failed summary must not end the session
+            return self._failed(messages, before, f"{type(exc).__name__}: {exc}")
+        if out == messages:
+            return self._failed(messages, before, "the summary left the list unchanged")
+        self.failures = 0
+        self._emit("summary", before, self.estimate(out), f"over threshold {self.threshold:,}")
+        return out
+
+    def _failed(self, messages: list[dict], before: int, why: str) -> list[dict]:
+        self.failures += 1
+        self._emit("summary_failed", before, before, f"{self.failures}/{self.max_failures}: {why}")
+        if self.failures >= self.max_failures:
+            self.breaker_open = True
+            self._emit(
+                "breaker",
+                before,
+                before,
+                f"automatic summarizing stopped after {self.failures} consecutive failures",
+            )
+        return messages
+
+    def _summary(self, messages: list[dict], focus: str | None = None) -> list[dict]:
+        from compaction.summarize import compact_history
+
+        kwargs = {"focus": focus} if focus else {}
+        if self.model:
+            kwargs["model"] = self.model
+        return compact_history(messages, client=self.client, transcript_dir=self.transcript_dir, **kwargs)
+
+    # ------------------------------------------------------------ hooks for the agent loop
+
+    def compact(self, messages: list[dict], focus: str | None = None) -> list[dict]:
+        """The manual compact (the model's ``compact`` tool): a summary now, breaker or not."""
+        before = self.estimate(messages)
+        out = self._summary(messages, focus)
+        self._emit("compact", before, self.estimate(out), f"focus: {focus}" if focus else "")
+        return out
+
+    def reactive(self, messages: list[dict], error: BaseException | None = None) -> list[dict]:
+        """The emergency path after "prompt is too long": a summary plus a pair-safe tail."""
+        from compaction.reactive import reactive_compact
+
+        before = self.estimate(messages)
+        kwargs = {"model": self.model} if self.model else {}
+        out = reactive_compact(messages, client=self.client, transcript_dir=self.transcript_dir, **kwargs)
+        self._emit("reactive", before, self.estimate(out), str(error or "")[:120])
+        return out
+
+    def agent_hooks(self) -> dict[str, Callable[..., Any]]:
+        """The hooks for ``run_agent``: prepare, on_response, on_prompt_too_long, on_compact."""
+
+        def on_response(messages_sent: list[dict], response: Any) -> None:
+            usage = getattr(response, "usage", None)
+            if usage is not None:
+                self.observe(messages_sent, usage)
+
+        return {
+            "prepare": self.prepare,
+            "on_response": on_response,
+            "on_prompt_too_long": self.reactive,
+            "on_compact": self.compact,
+        }

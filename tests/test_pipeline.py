@@ -1,0 +1,331 @@
+"""The pipeline: budget -> snip -> micro -> summarize, each layer on its own trigger."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+import compaction.summarize as summarize_module
+from compaction.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.pipeline import (
+    CompactionEvent,
+    Compactor,
+    default_buffer,
+    summary_threshold,
+)
+from compaction.store import OutputStore
+from compaction.transcript import read_transcript
+
+
+def read_turn(i: int, body: str) -> list[dict]:
+    """One assistant read_file call and its result."""
+    use_id = f"toolu_{i:03d}"
+    return [
+        assistant(text(f"Reading file {i}."), tool_use(use_id, "read_file", {"path": f"src/f{i}.py"})),
+        user(tool_result(use_id, body)),
+    ]
+
+
+def session(turns: int, chars: int = 400) -> list[dict]:
+    """A valid session: a task, then ``turns`` reads of ``chars`` characters each."""
+    messages = [user("Fix the failing test in src/.")]
+    for i in range(turns):
+        messages += read_turn(i, f"# file {i}\n" + "x = 1  # line\n" * (chars // 14))
+    return messages
+
+
+def chatty(pairs: int, chars: int = 1_500) -> list[dict]:
+    """A long talk with no tool results: only a summary can make it smaller."""
+    messages = []
+    for i in range(pairs):
+        messages += [
+            user(f"Question {i}: " + "why? " * (chars // 5)),
+            assistant(f"Answer {i}: " + "because. " * (chars // 9)),
+        ]
+    return messages
+
+
+def parallel_reads(prefix: list[dict], sizes: list[int]) -> list[dict]:
+    """``prefix`` followed by one assistant message with parallel reads of the given sizes."""
+    uses = [tool_use(f"toolu_p{j}", "read_file", {"path": f"big{j}.txt"}) for j in range(len(sizes))]
+    results = [tool_result(f"toolu_p{j}", f"<{j}>" + "y" * size) for j, size in enumerate(sizes)]
+    return [*prefix, assistant(text("Reading them all."), *uses), user(*results)]
+
+
+class NoModel:
+    """A client that fails the test if the pipeline ever calls the model."""
+
+    @property
+    def messages(self):
+        raise AssertionError("the model was called")
+
+
+def bytes_on_disk(root: Path) -> str:
+    """Everything written under a folder, as one string."""
+    return "".join(p.read_text(errors="replace") for p in sorted(root.rglob("*")) if p.is_file())
+
+
+@pytest.fixture
+def store(tmp_path):
+    return OutputStore(tmp_path / "store")
+
+
+# ---------------------------------------------------------------- the threshold
+
+
+def test_the_threshold_is_the_window_minus_reserved_output_minus_the_buffer():
+    assert summary_threshold(200_000) == 200_000 - 20_000 - 13_000
+    assert summary_threshold(10_000, reserve_output=1_000, buffer=500) == 8_500
+
+
+def test_the_buffer_scales_down_for_small_windows_and_never_grows_past_claude_codes():
+    assert default_buffer(200_000) == 13_000
+    assert default_buffer(1_000_000) == 13_000
+    assert default_buffer(8_000) == 520
+
+
+def test_a_window_with_no_room_left_is_rejected_naming_the_parameters():
+    with pytest.raises(ValueError, match="reserve_output"):
+        summary_threshold(1_000, reserve_output=900, buffer=200)
+
+
+def test_a_wrong_order_name_is_rejected_naming_order(store):
+    with pytest.raises(ValueError, match="order"):
+        Compactor(store=store, order=("budget", "budget", "snip"))
+    with pytest.raises(ValueError, match="order"):
+        Compactor(store=store, order=("budget", "summary"))
+
+
+# ---------------------------------------------------------------- triggers
+
+
+def test_a_session_inside_its_budget_comes_back_unchanged_with_no_event(store):
+    messages = session(5)
+    compactor = Compactor(store=store, client=NoModel(), transcript_dir=store.root / "t")
+    out = compactor.prepare(messages)
+    assert out == messages and out is not messages
+    assert compactor.events == []
+    assert not store.root.exists()
+
+
+def test_an_oversized_newest_result_is_persisted_without_any_summary_being_asked_for(store, tmp_path):
+    messages = parallel_reads(session(2), [30_000])
+    compactor = Compactor(store=store, client=NoModel(), transcript_dir=tmp_path / "t", max_chars=10_000)
+    out = compactor.prepare(messages)
+    validate(out)
+    assert [e.layer for e in compactor.events] == ["budget"]
+    assert "<persisted-output>" in str(out[-1]["content"][0]["content"])
+    assert "<0>" + "y" * 30_000 in bytes_on_disk(store.root)
+    assert not (tmp_path / "t").exists()  # no summary, no transcript
+
+
+def test_snip_fires_only_when_the_list_is_longer_than_max_messages(store, tmp_path):
+    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=21, summarize=False)
+    assert compactor.prepare(session(10)) == session(10)  # 21 messages
+    out = compactor.prepare(session(15))  # 31 messages
+    validate(out)
+    assert len(out) <= 21
+    assert [e.layer for e in compactor.events] == ["snip"]
+
+
+def test_micro_waits_until_the_estimate_passes_its_fraction_of_the_threshold(store, tmp_path):
+    messages = session(12, chars=1_400)
+    compactor = Compactor(
+        store=store, transcript_dir=tmp_path / "t", context_window=100_000, micro_trigger=0.5, summarize=False
+    )
+    assert compactor.prepare(messages) == messages  # far below half the threshold
+    small_window = Compactor(
+        store=store, transcript_dir=tmp_path / "t", context_window=8_000, micro_trigger=0.5, summarize=False
+    )
+    validate(small_window.prepare(messages))
+    assert [e.layer for e in small_window.events] == ["micro"]
+    assert small_window.events[0].tokens_after < small_window.events[0].tokens_before
+
+
+def test_micro_clears_in_batches_so_most_turns_keep_the_cache(store, tmp_path):
+    def run(**kwargs):
+        compactor = Compactor(store=store, transcript_dir=tmp_path / "t", summarize=False, **kwargs)
+        messages = session(1, chars=1_400)
+        for i in range(1, 30):
+            messages = compactor.prepare(messages + read_turn(100 + i, "z = 2  # line\n" * 100))
+        return compactor.counts()["micro"]
+
+    every_turn = run(context_window=8_000, micro_trigger=0.0, clear_at_least=0)
+    batched = run(context_window=8_000, micro_trigger=0.5, clear_at_least=1_000)
+    assert 0 < batched < every_turn / 2
+
+
+def test_the_summary_fires_only_over_the_threshold(store, tmp_path, monkeypatch):
+    calls = []
+
+    def fake_compact_history(messages, *, client, transcript_dir, **kwargs):
+        calls.append(len(messages))
+        return [user("[summary] the session so far")]
+
+    monkeypatch.setattr(summarize_module, "compact_history", fake_compact_history, raising=False)
+    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    compactor.prepare(session(2))
+    assert calls == []
+    out = compactor.prepare(chatty(20))
+    assert calls and out == [user("[summary] the session so far")]
+    assert compactor.counts()["summary"] == 1
+
+
+# ---------------------------------------------------------------- order
+
+
+def test_the_right_order_keeps_a_large_result_on_disk(store):
+    messages = parallel_reads(session(1), [40_000, 300, 300, 300, 300])
+    compactor = Compactor(store=store, max_chars=10_000, micro_trigger=0.0, clear_at_least=0, summarize=False)
+    out = compactor.prepare(messages)
+    validate(out)
+    assert "<0>" + "y" * 40_000 in bytes_on_disk(store.root)
+    assert compactor.counts()["budget"] == 1
+
+
+def test_the_wrong_order_loses_a_large_result_for_good(store):
+    messages = parallel_reads(session(1), [40_000, 300, 300, 300, 300])
+    compactor = Compactor(
+        store=store,
+        max_chars=10_000,
+        micro_trigger=0.0,
+        clear_at_least=0,
+        summarize=False,
+        order=("micro", "budget", "snip"),
+    )
+    out = compactor.prepare(messages)
+    validate(out)
+    large = "<0>" + "y" * 40_000
+    assert large not in str(out)
+    assert not store.root.exists() or large not in bytes_on_disk(store.root)
+
+
+# ---------------------------------------------------------------- nothing lost, nothing mutated
+
+
+def test_prepare_never_mutates_its_input(store, tmp_path):
+    messages = parallel_reads(session(30, chars=700), [40_000, 300, 300, 300, 300])
+    before = copy.deepcopy(messages)
+    Compactor(store=store, transcript_dir=tmp_path / "t", max_chars=10_000, max_messages=20).prepare(messages)
+    assert messages == before
+
+
+def test_a_transcript_is_written_before_snip_or_micro_drop_anything(store, tmp_path):
+    messages = session(30, chars=700)
+    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=20, context_window=8_000)
+    compactor.steps(messages)  # summarize on but no client: only the cheap layers
+    (written,) = sorted((tmp_path / "t").iterdir())
+    assert read_transcript(written) == messages
+    assert "transcript" in compactor.events[0].detail
+
+
+def test_an_unwritable_transcript_folder_means_nothing_is_dropped_and_an_event_says_why(store, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    messages = session(30, chars=700)
+    compactor = Compactor(store=store, transcript_dir=blocker / "t", max_messages=20, summarize=False)
+    out = compactor.prepare(messages)
+    assert out == messages
+    assert {e.layer for e in compactor.events} == {"snip_skipped", "micro_skipped"} or {
+        e.layer for e in compactor.events
+    } == {"snip_skipped"}
+    assert "transcript not written" in compactor.events[0].detail
+
+
+# ---------------------------------------------------------------- the circuit breaker
+
+
+def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, tmp_path, monkeypatch):
+    calls = []
+
+    def failing(messages, **kwargs):
+        calls.append(1)
+        raise RuntimeError("summary came back empty")
+
+    monkeypatch.setattr(summarize_module, "compact_history", failing, raising=False)
+    messages = chatty(20)
+    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    for _ in range(5):
+        out = compactor.prepare(messages)
+    assert len(calls) == 3
+    assert compactor.breaker_open
+    breaker = [e for e in compactor.events if e.layer == "breaker"]
+    assert len(breaker) == 1 and "stopped after 3 consecutive failures" in breaker[0].detail
+    validate(out)
+
+
+def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
+    outcomes = iter([False, False, True, False, False, True])
+
+    def flaky(messages, **kwargs):
+        if not next(outcomes):
+            raise RuntimeError("timed out")
+        return [user("[summary]")]
+
+    monkeypatch.setattr(summarize_module, "compact_history", flaky, raising=False)
+    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    for _ in range(6):
+        compactor.prepare(chatty(20))
+    assert not compactor.breaker_open
+    assert compactor.counts()["summary"] == 2
+
+
+def test_a_summary_that_changes_nothing_counts_as_a_failure(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        summarize_module, "compact_history", lambda messages, **kwargs: list(messages), raising=False
+    )
+    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    for _ in range(3):
+        compactor.prepare(chatty(20))
+    assert compactor.breaker_open
+
+
+# ---------------------------------------------------------------- events, counts, steps
+
+
+def test_events_name_turn_layer_and_tokens_and_reach_the_callback(store, tmp_path):
+    heard = []
+    compactor = Compactor(store=store, max_chars=10_000, summarize=False, on_event=heard.append)
+    compactor.prepare(session(1))
+    compactor.prepare(parallel_reads(session(1), [30_000]))
+    assert heard == compactor.events
+    assert heard[0] == CompactionEvent(2, "budget", heard[0].tokens_before, heard[0].tokens_after, "")
+    assert heard[0].tokens_after < heard[0].tokens_before
+
+
+def test_counts_name_every_layer_even_those_that_never_fired(store):
+    compactor = Compactor(store=store)
+    assert compactor.counts() == {
+        "budget": 0,
+        "snip": 0,
+        "micro": 0,
+        "summary": 0,
+        "reactive": 0,
+        "compact": 0,
+    }
+
+
+def test_steps_show_every_pass_in_order_ending_with_what_prepare_returns(store, tmp_path):
+    messages = parallel_reads(session(30, chars=700), [30_000])
+    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_chars=10_000, max_messages=20)
+    passes = compactor.steps(messages)
+    assert [name for name, _ in passes] == ["input", "budget", "snip", "micro", "summary"]
+    assert passes[0][1] == messages
+    for _, after in passes:
+        validate(after)
+    again = Compactor(store=store, transcript_dir=tmp_path / "t2", max_chars=10_000, max_messages=20)
+    assert again.prepare(messages) == passes[-1][1]
+
+
+def test_observe_anchors_the_estimate_on_the_apis_usage(store):
+    messages = session(3)
+    compactor = Compactor(store=store)
+    estimate = compactor.estimate(messages)
+    compactor.observe(messages, {"input_tokens": estimate + 900})
+    assert compactor.estimate(messages) == estimate + 900
+    grown = messages + read_turn(50, "short")
+    assert compactor.estimate(grown) > estimate + 900
+    # a list that no longer starts with the anchored request still carries the system/tools overhead
+    assert compactor.estimate(messages[:1]) >= 900
