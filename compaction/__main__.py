@@ -1,0 +1,136 @@
+"""The command line: ``python -m compaction demo`` (or ``compaction demo``).
+
+``demo`` runs the offline scenario with no compaction in a small window, prints one row per turn
+(messages, estimated tokens, the API's input tokens) and ends on the API's own ``prompt is too
+long`` error, shown as the SDK raised it. Exit code 0 when that is how it ended, 1 otherwise.
+``--compact`` hands over to ``compaction.session.run_compacted_demo`` (the same run with the
+pipeline on). Deliberately left out: replaying other sessions; nothing here ever prints a key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+DEMO_TURNS = 60
+DEMO_WINDOW = 8_000  # tokens
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``compaction`` command."""
+    parser = argparse.ArgumentParser(prog="compaction", description="Context compaction for LLM agents.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo = commands.add_parser("demo", help="run the agent until its context overflows")
+    demo.add_argument("--turns", type=_positive, default=DEMO_TURNS, help="most model calls to make")
+    demo.add_argument("--window", type=_positive, default=DEMO_WINDOW, help="context window in tokens")
+    demo.add_argument("--workdir", type=Path, help="keep the workspace in this folder")
+    demo.add_argument("--backend", choices=("offline", "anthropic"), help="default: offline")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
+    demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
+    return parser
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
+    return number
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m compaction`` and the ``compaction`` script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
+    if args.compact:
+        return _compacted(args, console)
+    return demo(
+        turns=args.turns,
+        window=args.window,
+        workdir=args.workdir,
+        backend=args.backend,
+        seed=args.seed,
+        console=console,
+    )
+
+
+def _compacted(args: argparse.Namespace, console: Console) -> int:
+    if importlib.util.find_spec("compaction.session") is None:
+        console.print("error: --compact is not available yet (compaction.session is missing)", style="red")
+        return 2
+    session = importlib.import_module("compaction.session")
+    return session.run_compacted_demo(
+        turns=args.turns, window=args.window, workdir=args.workdir, backend=args.backend, console=console
+    )
+
+
+def demo(
+    *,
+    turns: int = DEMO_TURNS,
+    window: int = DEMO_WINDOW,
+    workdir: Path | None = None,
+    backend: str | None = None,
+    seed: int = 0,
+    console: Console | None = None,
+) -> int:
+    """Run the agent with no compaction until the API refuses the prompt; 0 when it did."""
+    from compaction.agent import is_prompt_too_long, new_workspace, run_agent
+    from compaction.backend import connect
+
+    console = console or Console(highlight=False)
+    client = connect(None if backend == "offline" else backend, context_window=window, seed=seed)
+    folder = new_workspace(workdir) if workdir else new_workspace(tempfile.mkdtemp(prefix="compaction-demo-"))
+    console.print(f"Agent running with no compaction in a {window:,}-token window, at most {turns} turns.")
+    columns = (TextColumn("turn"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.description}"))
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            bar = progress.add_task("", total=turns)
+
+            def on_turn(record):
+                progress.update(
+                    bar, completed=record.index + 1, description=f"{record.estimated_tokens:,} tokens"
+                )
+
+            result = run_agent(client, workspace=folder, max_turns=turns, on_turn=on_turn)
+    finally:
+        if workdir is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    console.print(turn_table(result.turns, window))
+    if workdir is not None:
+        console.print(f"Workspace kept in {workdir}")
+    if result.error is not None:
+        console.print(Text(f"{type(result.error).__name__}: {result.error}", style="bold red"))
+        if is_prompt_too_long(result.error):
+            console.print(
+                f"The API refused the prompt after {len(result.turns) - 1} turns: the context is full."
+            )
+            return 0
+        return 1
+    console.print(f"The session ended after {len(result.turns)} turns without filling the window.")
+    return 1
+
+
+def turn_table(turns: list, window: int) -> Table:
+    """One row per model call: turn, messages sent, estimated tokens, API input tokens, tools called."""
+    table = Table(title=f"Tokens per turn (window {window:,})")
+    for name in ("turn", "messages", "estimated tokens", "API input tokens"):
+        table.add_column(name, justify="right")
+    table.add_column("tools called")
+    for t in turns:
+        api = "refused" if t.input_tokens is None else f"{t.input_tokens:,}"
+        tools = ", ".join(t.tool_calls) or ("-" if t.error is None else "")
+        table.add_row(str(t.index), str(len(t.messages)), f"{t.estimated_tokens:,}", api, tools)
+    return table
+
+
+if __name__ == "__main__":
+    sys.exit(main())
