@@ -134,7 +134,7 @@ class Compactor:
         self.order = tuple(order)
         self.on_event = on_event
         self.events: list[CompactionEvent] = []
-        self.turn = 0  # prepare() calls so far
+        self.turn = -1  # index of the model call being prepared (like TurnRecord.index)
         self.failures = 0  # consecutive failed automatic summaries
         self.breaker_open = False
         self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
@@ -159,8 +159,8 @@ class Compactor:
             counts[event.layer] = counts.get(event.layer, 0) + 1
         return counts
 
-    def _emit(self, layer: str, before: int, after: int, detail: str = "") -> None:
-        event = CompactionEvent(self.turn, layer, before, after, detail)
+    def _emit(self, layer: str, before: int, after: int, detail: str = "", turn: int | None = None) -> None:
+        event = CompactionEvent(self.turn if turn is None else turn, layer, before, after, detail)
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -272,7 +272,8 @@ class Compactor:
         """The manual compact (the model's ``compact`` tool): a summary now, breaker or not."""
         before = self.estimate(messages)
         out = self._summary(messages, focus)
-        self._emit("compact", before, self.estimate(out), f"focus: {focus}" if focus else "")
+        detail = f"focus: {focus}" if focus else ""
+        self._emit("compact", before, self.estimate(out), detail, turn=self.turn + 1)  # before the next call
         return out
 
     def reactive(self, messages: list[dict], error: BaseException | None = None) -> list[dict]:
