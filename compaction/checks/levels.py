@@ -1,0 +1,113 @@
+"""Checks for chapter 09 (compression levels): condensers, phase detection, checkpoints.
+
+Sample outputs here are generated from a seed (the same text every run) in the four formats the
+condensers know: a grep, a pytest run, an application log and a listing, each 500 lines or more.
+The checks compare a learner's function with the package's on them and on the course session.
+Deliberately left out: the signals of ``compaction.signals``, which the chapter shows but does not
+ask the learner to rebuild.
+"""
+
+from __future__ import annotations
+
+import random
+
+_PACKAGES = ("auth", "billing", "api", "storage", "jobs", "utils")
+_WORDS = ("token", "user", "config", "session", "request", "cache", "retry", "limit")
+
+
+def _files(rng: random.Random, n: int) -> list[str]:
+    names = {f"src/{rng.choice(_PACKAGES)}/{rng.choice(_WORDS)}_{rng.choice(_WORDS)}.py" for _ in range(n)}
+    return sorted(names)
+
+
+def sample_grep(lines: int = 2000, *, seed: int = 0, pattern: str = "token") -> str:
+    """A ``grep -rn`` output of ``lines`` matches over a made-up project."""
+    rng = random.Random(seed)
+    files = _files(rng, 40)
+    out = []
+    for path in files:
+        share = max(1, lines // len(files) + rng.randint(-20, 20))
+        line = rng.randint(1, 30)
+        for _ in range(share):
+            line += rng.choice((1, 1, 2, 5, 11))
+            code = rng.choice(
+                (
+                    f"    {pattern} = request.headers.get('{rng.choice(_WORDS)}')",
+                    f"    if not validate_{pattern}({pattern}, now=clock()):",
+                    f"def refresh_{pattern}(self, {rng.choice(_WORDS)}: str) -> str:",
+                    f"        raise ValueError('expired {pattern} for ' + user_id)",
+                    f"    log.debug('checked %s {pattern}', {rng.choice(_WORDS)})",
+                )
+            )
+            out.append(f"{path}:{line}:{code}")
+    return "\n".join(out[:lines])
+
+
+def sample_test_run(tests: int = 600, *, seed: int = 0, failures: int = 4) -> str:
+    """A ``pytest -v`` output: ``tests`` results, ``failures`` of them failing with a traceback."""
+    rng = random.Random(seed)
+    names = [f"tests/test_{rng.choice(_WORDS)}.py::test_{rng.choice(_WORDS)}_{i}" for i in range(tests)]
+    failed = sorted(rng.sample(range(tests), failures))
+    out = ["============================= test session starts ==============================", ""]
+    for i, name in enumerate(names):
+        out.append(f"{name} {'FAILED' if i in failed else 'PASSED'} [{100 * (i + 1) // tests:3d}%]")
+    out += ["", "=================================== FAILURES ==================================="]
+    summary = []
+    for i in failed:
+        path, test = names[i].split("::")
+        line = rng.randint(10, 300)
+        message = f"AssertionError: expected {rng.choice(_WORDS)} to be refreshed, got None"
+        out += [f"_____ {test} _____", "", f"    def {test}():", ">       assert refresh() is not None"]
+        out += [f"E       {message}", "", f"{path}:{line}: AssertionError"]
+        summary.append(f"FAILED {names[i]} - {message}")
+    out += ["=========================== short test summary info ============================", *summary]
+    out.append(
+        f"======================== {failures} failed, {tests - failures} passed ========================"
+    )
+    return "\n".join(out)
+
+
+def sample_log(lines: int = 800, *, seed: int = 0) -> str:
+    """An application log: mostly INFO, some WARNING and ERROR lines, one traceback."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(lines):
+        stamp = f"2026-11-29 10:{i // 60 % 60:02d}:{i % 60:02d}"
+        roll = rng.random()
+        if roll < 0.03:
+            out.append(f"{stamp} ERROR worker.py:88 job {rng.randint(1, 999)} failed: connection reset")
+        elif roll < 0.08:
+            out.append(f"{stamp} WARNING cache.py:41 cache miss rate {rng.randint(20, 90)} percent")
+        else:
+            out.append(f"{stamp} INFO worker.py:57 processed job {rng.randint(1, 999)}")
+    out[lines // 2 : lines // 2] = [
+        "Traceback (most recent call last):",
+        '  File "src/jobs/worker.py", line 88, in run',
+        "    result = handler(job)",
+        '  File "src/jobs/handlers.py", line 132, in handler',
+        "    raise ConnectionResetError('peer closed')",
+        "ConnectionResetError: peer closed",
+    ]
+    return "\n".join(out)
+
+
+def sample_listing(files: int = 700, *, seed: int = 0) -> str:
+    """A ``find . -type f`` output of ``files`` paths."""
+    rng = random.Random(seed)
+    paths = {"./README.md", "./pyproject.toml", "./run_tests.py"}
+    while len(paths) < files:
+        ext = rng.choice(("py", "py", "py", "json", "md", "txt"))
+        paths.add(
+            f"./src/{rng.choice(_PACKAGES)}/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}_{len(paths)}.{ext}"
+        )
+    return "\n".join(sorted(paths))
+
+
+def sample_outputs(seed: int = 0) -> dict[str, tuple[str, str]]:
+    """The four large sample outputs: kind -> (command, output)."""
+    return {
+        "grep": ("grep -rn token src", sample_grep(seed=seed)),
+        "test_run": ("pytest -v", sample_test_run(seed=seed)),
+        "log": ("cat logs/worker.log", sample_log(seed=seed)),
+        "listing": ("find . -type f", sample_listing(seed=seed)),
+    }
