@@ -4,7 +4,7 @@ A ``Workspace(root)`` runs a ``tool_use`` block and returns its ``tool_result`` 
 relative to the root; one that resolves outside it (``../``, an absolute path, a symlink pointing
 out) is refused with an error result and never read or written. Errors of any kind become results
 with ``is_error: true``, never exceptions. Outputs show the root as ``.``, never its absolute path.
-``bash`` runs with its working directory at the root, a clean environment (no variable whose name
+``bash`` runs at the root through ``compaction.shell``: a clean environment (no variable whose name
 holds KEY, TOKEN or SECRET), a timeout that kills the whole process group, and an output cap.
 
 Deliberately left out: ``bash`` is not a jail (a command can still ``cd /``; use a container for real
@@ -14,18 +14,13 @@ isolation), and the ``compact`` tool is only defined here: the agent loop handle
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from compaction.messages import Block, tool_result
+from compaction.shell import OUTPUT_CAP, run_shell
 
 BASH_TIMEOUT = 10.0  # seconds
-OUTPUT_CAP = 30_000  # characters of bash output kept, head and tail
-ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET")
 
 
 def _tool(name: str, description: str, required: tuple[str, ...], **properties: dict) -> dict:
@@ -130,25 +125,11 @@ class Workspace:
 
     def bash(self, command: str) -> tuple[str, bool]:
         """Run a shell command at the root; returns (output, failed)."""
-        proc = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=self.root,
-            env=clean_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, so a timeout kills the children too
-        )
-        try:
-            out, _ = proc.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-            text = cap_output(out.decode("utf-8", "replace"), self.cap)
+        text, code = run_shell(command, cwd=self.root, timeout=self.timeout, cap=self.cap)
+        if code is None:
             return f"{text}\n[killed: the command ran longer than {self.timeout:g} s]".lstrip(), True
-        text = cap_output(out.decode("utf-8", "replace"), self.cap)
-        if proc.returncode:
-            return f"{text}\n[exit code {proc.returncode}]".lstrip(), True
+        if code:
+            return f"{text}\n[exit code {code}]".lstrip(), True
         return text, False
 
     def read_file(self, path: str, offset: int = 1, limit: int | None = None) -> tuple[str, bool]:
@@ -213,21 +194,3 @@ def _arguments(name: str, args: dict) -> dict:
             want = "a string" if kind == "string" else "a positive integer"
             raise ToolError(f"{name}: parameter '{key}' must be {want}")
     return args
-
-
-def clean_env() -> dict[str, str]:
-    """A minimal environment for bash: a few variables, no secrets, this Python first on PATH."""
-    env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "/usr/bin:/bin")])
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ folders appearing in the workspace
-    env.setdefault("LANG", "C.UTF-8")
-    return {k: v for k, v in env.items() if not any(w in k.upper() for w in SECRET_WORDS)}
-
-
-def cap_output(text: str, cap: int = OUTPUT_CAP) -> str:
-    """Keep the head and tail of a long output, with a note of how many characters were cut."""
-    if len(text) <= cap:
-        return text
-    half = cap // 2
-    cut = len(text) - 2 * half
-    return f"{text[:half]}\n[... {cut:,} characters cut from the middle of this output ...]\n{text[-half:]}"

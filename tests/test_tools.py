@@ -7,7 +7,8 @@ import os
 import pytest
 
 from compaction.messages import tool_use
-from compaction.tools import COMPACT_TOOL, OUTPUT_CAP, TOOL_DEFINITIONS, Workspace, cap_output
+from compaction.shell import OUTPUT_CAP, cap_output
+from compaction.tools import COMPACT_TOOL, TOOL_DEFINITIONS, Workspace
 
 
 @pytest.fixture
@@ -190,6 +191,21 @@ def test_cap_output_keeps_head_and_tail():
     assert out.startswith("aaaaa\n") and out.endswith("\nbbbbb")
     assert "10 characters cut" in out
     assert cap_output("short", cap=10) == "short"
+
+
+def test_an_endless_output_is_read_with_bounded_memory_and_capped(tmp_path):
+    ws = Workspace(tmp_path, timeout=1, cap=1000)
+    result = call(ws, "bash", command="yes")
+    assert result["is_error"] is True and result["content"].endswith(
+        "[killed: the command ran longer than 1 s]"
+    )
+    assert len(result["content"]) < 1200 and "characters cut from the middle" in result["content"]
+    assert result["content"].startswith("y\ny\n")
+
+
+def test_cap_output_counts_characters_dropped_between_head_and_tail():
+    out = cap_output("aaaabbbb", cap=4, dropped=100, split=4)
+    assert out == "aa\n[... 104 characters cut from the middle of this output ...]\nbb"
 
 
 def test_bash_does_not_inherit_secrets(ws, monkeypatch):
