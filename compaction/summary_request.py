@@ -1,0 +1,86 @@
+"""The summary request: the history plus the summary prompt, cut so that the request itself fits.
+
+A summary is asked for exactly when the history is too big, so the request that carries it can be
+too big as well. ``fit_request`` then drops the oldest message groups from the request (they are
+in the transcript): it keeps the first user message (the task), a note saying how many messages
+were left out, and the newest messages from an assistant message on, so no ``tool_use`` is ever
+parted from its ``tool_result`` and roles keep alternating. Deliberately left out: summarizing the
+dropped part in a second call and merging; the summary says instead what only the transcript holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compaction.messages import Message, blocks, text
+from compaction.tokens import message_tokens
+
+METHOD = "tiktoken"  # the counter the offline server uses
+
+
+def summary_prompt(focus: str | None = None) -> str:
+    """The summary prompt, with the focus line (if any) before its closing reminder."""
+    from compaction.summarize import SUMMARY_PROMPT
+
+    if not focus or not focus.strip():
+        return SUMMARY_PROMPT
+    head, reminder = SUMMARY_PROMPT.rsplit("\n\nREMINDER:", 1)
+    return f"{head}\n\nFocus the summary on: {focus.strip()}\n\nREMINDER:{reminder}"
+
+
+def with_summary_prompt(messages: Sequence[Message], focus: str | None = None) -> list[Message]:
+    """A new list: the prompt as the last text block of the last user message, or a new user turn."""
+    prompt = text(summary_prompt(focus))
+    if messages and messages[-1].get("role") == "user":
+        last = dict(messages[-1], content=[*blocks(messages[-1]), prompt])
+        return [*messages[:-1], last]
+    return [*messages, {"role": "user", "content": [prompt]}]
+
+
+def dropped_note(dropped: int) -> str:
+    """The line that stands in the request for the messages left out of it."""
+    return (
+        f"[{dropped} earlier messages are left out of this request because it would not fit the "
+        "context window; they are only in the transcript. Say so in the summary.]"
+    )
+
+
+def fit_request(
+    messages: Sequence[Message],
+    budget: int | None,
+    *,
+    focus: str | None = None,
+    extra_tokens: int = 0,
+) -> tuple[list[Message], int]:
+    """The summary request for ``messages`` within ``budget`` tokens, and how many messages it drops.
+
+    ``extra_tokens`` is what the request carries besides its messages (system prompt, tools).
+    Raises ValueError when even the first message plus the newest group does not fit.
+    """
+    if budget is None or _tokens(with_summary_prompt(messages, focus)) + extra_tokens <= budget:
+        return with_summary_prompt(messages, focus), 0
+    # cut points: the request keeps messages[start:] where messages[start] is an assistant message
+    starts = [i for i in range(2, len(messages)) if messages[i].get("role") == "assistant"]
+    sizes = [message_tokens(m, METHOD) for m in messages]  # tokens of each message as it is
+    last_is_user = messages[-1].get("role") == "user"  # then the prompt joins it, else it follows
+    for start in starts:
+        request = _request_from(messages, start, focus)
+        ends = _tokens([request[0], request[-1]]) + extra_tokens
+        middle = sum(sizes[start : len(messages) - 1] if last_is_user else sizes[start:])
+        if ends + middle <= budget:
+            return request, start - 1
+    raise ValueError(
+        f"the summary request does not fit {budget} tokens even with only the first message and the "
+        f"newest messages ({len(messages)} messages in all)"
+    )
+
+
+def _request_from(messages: Sequence[Message], start: int, focus: str | None) -> list[Message]:
+    """The first user message with the dropped-note, then messages[start:], then the prompt."""
+    first = {"role": "user", "content": [*blocks(messages[0]), text(dropped_note(start - 1))]}
+    return with_summary_prompt([first, *messages[start:]], focus)
+
+
+def _tokens(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(message_tokens(m, METHOD) for m in messages)
