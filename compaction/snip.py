@@ -58,12 +58,13 @@ def user_words(message: dict) -> str:
 def current_request(messages: list[dict]) -> tuple[int | None, str]:
     """(index, text) of the user's newest request; index is None when only a placeholder quotes it."""
     for i in range(len(messages) - 1, -1, -1):
-        words = user_words(messages[i])
-        if words:
-            return i, words
+        # a placeholder stands for messages after its own message's words: look at it first
         for b in blocks(messages[i]) if messages[i].get("role") == "user" else ():
             if is_snip_placeholder(b) and REQUEST_LINE in b["text"]:
                 return None, b["text"].split(REQUEST_LINE, 1)[1]
+        words = user_words(messages[i])
+        if words:
+            return i, words
     return None, ""
 
 
