@@ -11,6 +11,7 @@ Deliberately left out: Claude Code's staged retries and its other recovery paths
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def _reactive(messages, client, transcript_dir, keep_tail, context_window, optio
         keep -= 1
     start = tail_start(messages, keep)
     options = {"restore": False, **options, "context_window": context_window}
-    head = summary_message(messages[:start], transcript=transcript, **options)
+    head = summary_message(messages[:start], transcript=transcript, client=client, **options)
     return [head, *messages[start:]], transcript
 
 
@@ -115,7 +116,14 @@ def send_with_recovery(
                 raise
             if attempt == MAX_REACTIVE_RETRIES:
                 raise ReactiveCompactFailed(transcript, exc) from exc
+            window = context_window or _window_from(exc)
             messages, transcript = _reactive(
-                messages, client, transcript_dir, keep_tail, context_window, summary_options or {}
+                messages, client, transcript_dir, keep_tail, window, summary_options or {}
             )
     raise AssertionError("unreachable")
+
+
+def _window_from(error: BaseException) -> int | None:
+    """The maximum named in "prompt is too long: N tokens > M maximum", when the error gives one."""
+    found = re.search(r"tokens > (\d+) maximum", str(error))
+    return int(found.group(1)) if found else None
