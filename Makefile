@@ -36,9 +36,9 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider tests
+	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider -rs tests
 ifneq ($(strip $(NOTEBOOKS)),)
-	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-sanitize-with $(SANITIZE) $(NOTEBOOKS)
+	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider -rs --nbval --nbval-sanitize-with $(SANITIZE) $(NOTEBOOKS)
 else
 	@echo "no notebooks yet: nbval skipped"
 endif

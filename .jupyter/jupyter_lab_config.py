@@ -13,3 +13,7 @@ c.ServerApp.ip = "127.0.0.1"
 c.ServerApp.root_dir = str(Path(__file__).resolve().parent.parent)
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"
+# containers and Binder often run as root; the server still listens on loopback only
+c.ServerApp.allow_root = True
+# the course's setting defaults (overrides.json): never ask about news, never check for updates
+c.LabApp.app_settings_dir = str(Path(__file__).resolve().parent / "lab-settings")
