@@ -125,6 +125,8 @@ def summarize_messages(
             sent, maximum = map(int, too_long.groups())  # the server's count and its window
             estimate = sum(message_tokens(m, "tiktoken") for m in request) + extra
             budget = estimate - (sent - maximum) - max(200, estimate // 20)
+            if budget <= 0:
+                raise SummaryFailed(f"the summary request is still too long ({exc})") from exc
             continue
         return _answer_text(response), dropped
     raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
