@@ -1,0 +1,39 @@
+"""Tests of textstats.ngrams."""
+
+from textstats.ngrams import bigrams, join_ngram, ngrams, top_ngrams, trigrams
+
+
+def test_bigrams_of_three_tokens():
+    result = bigrams(["a", "b", "c"])
+    assert result == [("a", "b"), ("b", "c")], result
+
+
+def test_trigrams_include_the_last_one():
+    result = trigrams(["a", "b", "c", "d"])
+    assert result == [("a", "b", "c"), ("b", "c", "d")], result
+
+
+def test_unigrams_are_the_tokens():
+    assert ngrams(["x", "y"], 1) == [("x",), ("y",)]
+
+
+def test_n_larger_than_the_list_gives_nothing():
+    assert ngrams(["x"], 2) == []
+
+
+def test_n_must_be_positive():
+    try:
+        ngrams(["x"], 0)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("ngrams(tokens, 0) did not raise ValueError")
+
+
+def test_top_ngrams_ranks_by_count():
+    tokens = "a b a b c".split()
+    assert top_ngrams(tokens, 2, 1) == [(("a", "b"), 2)]
+
+
+def test_join_ngram():
+    assert join_ngram(("new", "york")) == "new york"

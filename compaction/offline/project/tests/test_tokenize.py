@@ -1,0 +1,30 @@
+"""Tests of textstats.tokenize."""
+
+from textstats.tokenize import paragraphs, sentence_lengths, sentences, words
+
+
+def test_words_are_normalised():
+    assert words("The cat, the HAT.") == ["the", "cat", "the", "hat"]
+
+
+def test_empty_text_has_no_words():
+    assert words("  ...  ") == []
+
+
+def test_sentences_split_at_end_punctuation():
+    text = "It rained. Did it stop? Yes!"
+    assert sentences(text) == ["It rained.", "Did it stop?", "Yes!"]
+
+
+def test_abbreviations_do_not_end_a_sentence():
+    text = "Dr. Smith arrived. He sat down."
+    assert sentences(text) == ["Dr. Smith arrived.", "He sat down."]
+
+
+def test_paragraphs_are_separated_by_blank_lines():
+    text = "One line\nstill one.\n\nTwo.\n   \nThree."
+    assert paragraphs(text) == ["One line still one.", "Two.", "Three."]
+
+
+def test_sentence_lengths_count_words():
+    assert sentence_lengths("One two three. Four five.") == [3, 2]

@@ -1,0 +1,54 @@
+"""Splitting text into words, sentences and paragraphs.
+
+Words are the pieces of normalised text between spaces. Sentences end at ``.``, ``!`` or
+``?`` followed by whitespace, except after a few common abbreviations. This is a rule of
+thumb, not a linguistic parser: it does not handle quotations spanning sentences or
+decimal numbers written with a trailing full stop.
+"""
+
+import re
+
+from textstats.normalize import normalize
+
+ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e"}
+
+_SENTENCE_END_RE = re.compile(r"([.!?]+)(\s+)")
+_PARAGRAPH_RE = re.compile(r"\n\s*\n")
+
+
+def words(text):
+    """The words of ``text``, normalised and in order."""
+    cleaned = normalize(text)
+    return cleaned.split(" ") if cleaned else []
+
+
+def _ends_with_abbreviation(chunk):
+    last = chunk.rsplit(None, 1)[-1].rstrip(".").lower() if chunk.strip() else ""
+    return last in ABBREVIATIONS
+
+
+def sentences(text):
+    """The sentences of ``text``, stripped, with their final punctuation kept."""
+    result = []
+    start = 0
+    for match in _SENTENCE_END_RE.finditer(text):
+        chunk = text[start : match.end(1)]
+        if _ends_with_abbreviation(chunk):
+            continue
+        if chunk.strip():
+            result.append(" ".join(chunk.split()))
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        result.append(" ".join(tail.split()))
+    return result
+
+
+def paragraphs(text):
+    """The paragraphs of ``text``: blocks separated by at least one blank line."""
+    return [" ".join(p.split()) for p in _PARAGRAPH_RE.split(text) if p.strip()]
+
+
+def sentence_lengths(text):
+    """The number of words in each sentence of ``text``."""
+    return [len(words(s)) for s in sentences(text)]

@@ -1,0 +1,133 @@
+"""The scripted coding agent: which turn the offline model plays next, derived from the request.
+
+The agent walks ``plan.PLAN`` step by step. It is stateless: the next step follows from the
+last marker in the conversation (see ``state``), so it carries on after any compaction, and a
+summary that names ``[step N]`` in its Current Work resumes at step N + 1. Before a step that
+edits a file, it checks that the text it will replace is still visible in the request; when a
+layer has cleared or dropped that read, it reads the file again first (``[step N re-read]``).
+Same seed and same messages give the same bytes: ids come from a hash, never from a clock.
+Deliberately left out: reacting to the content of results beyond test summaries and errors
+(the plan is fixed), and tools the request does not offer (without tools it only talks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from compaction.messages import text, text_of, tool_use, tool_use_blocks
+from compaction.offline import plan, state
+from compaction.offline.summarizer import is_summary_request, summarize
+
+TASK = plan.TASK
+DEFAULT_SCENARIO = "textstats"
+COMPACT_RE = re.compile(r"\bcompact", re.IGNORECASE)
+
+
+def next_step(messages: list) -> tuple[int, bool]:
+    """(step to play, whether its files were just re-read) from the last marker."""
+    last = state.last_marker(messages)
+    if last is None:
+        return 1, False
+    step, reread = last
+    return (step, True) if reread else (step + 1, False)
+
+
+def missing_files(messages: list, step: plan.Step) -> list[str]:
+    """The files whose text this step replaces but the request no longer shows."""
+    missing = []
+    for name, args in step.calls:
+        if name == "edit_file" and not state.is_visible(messages, args["path"], args["old_text"]):
+            missing.append(args["path"])
+    return list(dict.fromkeys(missing))
+
+
+def tool_id(seed: int, step: int, kind: str, k: int, messages: list, taken: set[str]) -> str:
+    """A tool_use id, ``toolu_`` + 24 hex chars, from seed and position; never one already used."""
+    salt = 0
+    while True:
+        key = f"{seed}:{step}:{kind}:{k}:{len(messages)}:{salt}"
+        candidate = "toolu_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+        if candidate not in taken:
+            return candidate
+        salt += 1
+
+
+def message_id(messages: list, seed: int) -> str:
+    """The response id, ``msg_`` + 24 hex chars, from seed, length and last marker."""
+    key = f"{seed}:{len(messages)}:{state.last_marker(messages)}:{state.last_user_text(messages)[:200]}"
+    return "msg_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def reaction(messages: list) -> str:
+    """A sentence about the results just received: a failed call, or the test summary."""
+    for result in state.last_results(messages):
+        body = text_of(result.get("content"))
+        outcome = state.run_outcome(body)
+        if outcome:
+            return f"The tests report {outcome[0]} passed, {outcome[1]} failed. "
+        if result.get("is_error"):
+            first = (body.strip().splitlines() or ["(no message)"])[0][:160]
+            return f"That call failed ({first}); going on. "
+    return ""
+
+
+def _asks_to_compact(messages: list, names: set[str]) -> bool:
+    if "compact" not in names or not COMPACT_RE.search(state.last_user_text(messages)):
+        return False
+    before = messages[-2] if len(messages) > 1 else {}
+    return not any(b.get("name") == "compact" for b in tool_use_blocks(before))
+
+
+def _talk(messages: list) -> str:
+    said = state.last_user_text(messages) or text_of(messages[-1].get("content"))
+    return (
+        "This is the offline model. It plays a scripted coding agent when tools are offered; "
+        f"without tools it only answers with this note. Your last message had {len(said.split())} "
+        f"words, in a conversation of {len(messages)} messages."
+    )
+
+
+def textstats(messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict], str]:
+    """The next turn of the textstats scenario: (content blocks, stop_reason)."""
+    names = {t.get("name") for t in tools if isinstance(t, dict)}
+    if not names:
+        return [text(_talk(messages))], "end_turn"
+    taken = {b["id"] for m in messages for b in tool_use_blocks(m)}
+    last = state.last_marker(messages)
+    if _asks_to_compact(messages, names):
+        step = next_step(messages)[0]
+        item = plan.PLAN[min(step, len(plan.PLAN)) - 1].item
+        mark = f" {state.marker(*last)}" if last else ""
+        say = f"Compacting the conversation as you asked, keeping the focus on: {item}.{mark}"
+        call = tool_use(tool_id(seed, step, "compact", 0, messages, taken), "compact", {"focus": item})
+        return [text(say), call], "tool_use"
+    step, reread = next_step(messages)
+    if step > len(plan.PLAN):
+        return [text(f"{reaction(messages)}{plan.DONE} {state.marker(len(plan.PLAN) + 1)}")], "end_turn"
+    current = plan.PLAN[step - 1]
+    missing = [] if reread else missing_files(messages, current)
+    if missing:
+        files = ", ".join(missing)
+        say = f"Before the next edit I need {files} again: its content is no longer in my context. "
+        calls = [("read_file", {"path": p}) for p in missing]
+        kind = "reread"
+    else:
+        say, calls, kind = current.say + " ", list(current.calls), "step"
+    content = [text(f"{reaction(messages)}{say}{state.marker(step, bool(missing))}")]
+    for k, (name, args) in enumerate(calls):
+        content.append(tool_use(tool_id(seed, step, kind, k, messages, taken), name, dict(args)))
+    return content, "tool_use"
+
+
+SCENARIOS = {DEFAULT_SCENARIO: textstats}  # scenario name -> function playing it
+
+
+def respond(name: str, messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict], str]:
+    """The offline model's answer: a summary for a summary request, else the scenario's turn."""
+    if is_summary_request(messages):
+        return [text(summarize(messages))], "end_turn"
+    return SCENARIOS[name](messages, tools=tools, seed=seed)
+
+
+__all__ = ["DEFAULT_SCENARIO", "SCENARIOS", "TASK", "next_step", "respond", "textstats"]

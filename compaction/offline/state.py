@@ -1,0 +1,95 @@
+"""What the scripted agent reads from a request: its step marker, visible file text, last results.
+
+The offline server is stateless, so the agent's progress lives in the conversation itself:
+every scripted turn ends its text with a marker, ``[step N]`` when it does step N, or
+``[step N re-read]`` when it first re-reads files that step needs. A summary carries the last
+marker in its Current Work section. Tool results are never searched for markers, so a file
+or a grep that happens to contain ``[step 3]`` cannot move the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from compaction.messages import blocks, text_of
+
+MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
+NUMBERED_LINE_RE = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
+TEST_SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
+
+
+def marker(step: int, reread: bool = False) -> str:
+    """The marker text for a step: ``[step 7]`` or ``[step 7 re-read]``."""
+    return f"[step {step}{' re-read' if reread else ''}]"
+
+
+def own_texts(messages: list) -> Iterator[str]:
+    """Every text block of the conversation that is not inside a tool result, in order."""
+    for message in messages:
+        for block in blocks(message):
+            if block.get("type") == "text":
+                yield str(block.get("text", ""))
+
+
+def last_marker(messages: list) -> tuple[int, bool] | None:
+    """The last marker in the conversation as (step, is_reread), or None before the first step."""
+    found = None
+    for text in own_texts(messages):
+        for match in MARKER_RE.finditer(text):
+            found = (int(match.group(1)), bool(match.group(2)))
+    return found
+
+
+def results_by_id(messages: list) -> dict[str, dict]:
+    """Every tool_result block of the conversation by its tool_use_id."""
+    # tool_use_id -> tool_result block
+    return {b["tool_use_id"]: b for m in messages for b in blocks(m) if b.get("type") == "tool_result"}
+
+
+def visible_texts(messages: list, path: str) -> list[str]:
+    """The pieces of ``path``'s content the conversation still shows: reads, edits, writes."""
+    results = results_by_id(messages)
+    pieces = []
+    for message in messages:
+        for block in blocks(message):
+            if block.get("type") != "tool_use":
+                continue
+            args = block.get("input") or {}
+            if args.get("path") != path:
+                continue
+            if block.get("name") == "read_file":
+                result = results.get(block.get("id"))
+                if result is not None and not result.get("is_error"):
+                    pieces.append(NUMBERED_LINE_RE.sub("", text_of(result.get("content"))))
+            elif block.get("name") == "edit_file":
+                pieces.append(str(args.get("new_text", "")))
+            elif block.get("name") == "write_file":
+                pieces.append(str(args.get("content", "")))
+    return pieces
+
+
+def is_visible(messages: list, path: str, needed: str) -> bool:
+    """True when ``needed`` (text of ``path``) appears whole in what the conversation shows."""
+    needed = needed.rstrip("\n")  # a read shows the last line without its newline
+    return any(needed in piece for piece in visible_texts(messages, path))
+
+
+def last_results(messages: list) -> list[dict]:
+    """The tool_result blocks of the last message (empty when it holds none)."""
+    if not messages:
+        return []
+    return [b for b in blocks(messages[-1]) if b.get("type") == "tool_result"]
+
+
+def run_outcome(text: str) -> tuple[int, int] | None:
+    """The (passed, failed) of a run_tests.py output, from its last summary line."""
+    found = TEST_SUMMARY_RE.findall(text or "")
+    return (int(found[-1][0]), int(found[-1][1])) if found else None
+
+
+def last_user_text(messages: list) -> str:
+    """The user's own words in the last message ('' when it only holds tool results)."""
+    if not messages or messages[-1].get("role") != "user":
+        return ""
+    return "\n".join(str(b.get("text", "")) for b in blocks(messages[-1]) if b.get("type") == "text")
