@@ -126,6 +126,12 @@ def failing_tests(output: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def failures(output: str) -> list[tuple[str, str]]:
+    """Each failing test of a test run with its error message (``""`` when none is shown)."""
+    rows = output.splitlines()
+    return [(name, _error_after(rows, name)) for name in failing_tests(output)]
+
+
 def _error_after(rows: list[str], name: str) -> str:
     """The first error message at or after the last line that names the failing test."""
     at = max((i for i, row in enumerate(rows) if name in row), default=len(rows))
@@ -146,12 +152,11 @@ def condense_test_run(output: str) -> str:
         f"ran {n} tests, {r}" for n, r in _UNITTEST_TOTAL.findall(output)
     ]
     totals = totals or [t.strip() for t in _PLAIN_TOTAL.findall(output)[-1:]]
-    rows = output.splitlines()
-    failed = failing_tests(output)
+    failed = failures(output)
     lines = [f"Test run: {totals[-1] if totals else 'no totals found'}."]
     if failed:
         lines.append(f"{len(failed)} failing:")
-        lines += [f"- {name}: {_error_after(rows, name)}".rstrip(": ") for name in failed]
+        lines += [f"- {name}: {error}".rstrip(": ") for name, error in failed]
     else:
         errors = list(dict.fromkeys(e.strip()[:160] for e in _ERROR_MESSAGE.findall(output)))[:5]
         lines += [f"Errors: {'; '.join(errors)}"] if errors else []

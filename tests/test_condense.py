@@ -61,6 +61,17 @@ def assert_kept(original: str, condensed: str) -> None:
     assert missing_references(original, condensed) == []
 
 
+def assert_listing_kept(original: str, condensed: str) -> None:
+    """A short listing keeps every name under its folder; a long one its folders and the pointer."""
+    paths = [p.removeprefix("./") for p in original.split()]
+    if len(paths) <= 60:
+        for path in paths:
+            folder, _, name = path.rpartition("/")
+            assert name in condensed and (folder or ".") in condensed, f"{path} was dropped"
+    else:
+        assert "full output" in condensed and f"{len(paths)} entries" in condensed
+
+
 def tokens(text: str) -> int:
     return count_text(text, "tiktoken")
 
@@ -203,6 +214,7 @@ def test_a_real_test_run_keeps_every_failing_test_and_its_error(tmp_path, runner
 def test_a_large_listing_keeps_its_folders_counts_and_key_files_and_loses_80_percent():
     command, output = sample_outputs()["listing"]
     condensed = condense(output, command=command, saved_path=".outputs/list.txt")
+    assert_listing_kept(output, condensed)
     top = {p.split("/")[1] for p in output.splitlines() if p.count("/") > 1}
     assert all(f"src/{name}/" in condensed for name in sorted(top) if name) or top <= {"src"}
     for key in ("README.md", "pyproject.toml", "run_tests.py"):
@@ -236,16 +248,21 @@ def test_every_swe_agent_observation_keeps_its_locations():
 def test_the_offline_agents_tool_outputs_keep_their_locations():
     agent = pytest.importorskip("compaction.agent")
     pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
-    from compaction.messages import tool_inputs, tool_result_blocks
+    from compaction.messages import tool_inputs, tool_names, tool_result_blocks
 
     messages = agent.sample_session()
-    inputs = tool_inputs(messages)
+    inputs, names = tool_inputs(messages), tool_names(messages)
     checked = 0
     for message in messages:
         for block in tool_result_blocks(message):
             content = block["content"] if isinstance(block["content"], str) else ""
             command = inputs.get(block["tool_use_id"], {}).get("command")
-            assert_kept(content, condense(content, command=command))
+            tool = names[block["tool_use_id"]]
+            condensed = condense(content, tool=tool, command=command)
+            if detect_kind(content, tool=tool, command=command) == "listing":
+                assert_listing_kept(content, condensed)
+            else:
+                assert_kept(content, condensed)
             checked += 1
     assert checked > 5
 
@@ -261,6 +278,14 @@ def test_the_condensed_output_points_to_the_saved_full_output():
 def test_without_a_saved_copy_it_says_which_command_to_re_run():
     _, output = sample_outputs()["log"]
     assert "re-run `tail -n 800 app.log`" in condense(output, command="tail -n 800 app.log")
+
+
+def test_a_short_listing_keeps_every_name_under_its_folder():
+    listing = "\n".join(["run_tests.py"] + [f"src/package/module_{n}.py" for n in range(12)])
+    condensed = condense(listing, tool="glob")
+    assert condensed != listing
+    assert_listing_kept(listing, condensed)
+    assert "src/package/ module_0.py module_1.py module_10.py" in condensed
 
 
 def test_a_short_output_comes_back_unchanged():
