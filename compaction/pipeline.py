@@ -107,6 +107,8 @@ class Compactor:
         counter: TokenCounter | None = None,
         order: Sequence[str] = CHEAP_LAYERS,
         on_event: Callable[[CompactionEvent], None] | None = None,
+        workspace: str | Path | None = None,
+        summary_options: Mapping[str, Any] | None = None,
     ):
         if sorted(order) != sorted(set(order)) or not set(order) <= set(CHEAP_LAYERS):
             raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
@@ -115,6 +117,12 @@ class Compactor:
         if max_failures < 1:
             raise ValueError(f"max_failures must be at least 1, not {max_failures!r}")
         self.store, self.client, self.model = store, client, model
+        # what compact_history and reactive_compact get besides the list: fit the window, restore files
+        self.summary_options = {"context_window": context_window, **dict(summary_options or {})}
+        if model:
+            self.summary_options["model"] = model
+        if workspace is not None:
+            self.summary_options["workspace"] = Path(workspace)
         self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
         self.context_window = context_window
         self.threshold = summary_threshold(context_window, reserve_output, buffer)
@@ -258,20 +266,24 @@ class Compactor:
             )
         return messages
 
-    def _summary(self, messages: list[dict], focus: str | None = None) -> list[dict]:
+    def _summary(self, messages: list[dict], focus: str | None = None, manual: bool = False) -> list[dict]:
         from compaction.summarize import compact_history
 
-        kwargs = {"focus": focus} if focus else {}
-        if self.model:
-            kwargs["model"] = self.model
-        return compact_history(messages, client=self.client, transcript_dir=self.transcript_dir, **kwargs)
+        return compact_history(
+            messages,
+            client=self.client,
+            transcript_dir=self.transcript_dir,
+            focus=focus,
+            manual=manual,
+            **self.summary_options,
+        )
 
     # ------------------------------------------------------------ hooks for the agent loop
 
     def compact(self, messages: list[dict], focus: str | None = None) -> list[dict]:
         """The manual compact (the model's ``compact`` tool): a summary now, breaker or not."""
         before = self.estimate(messages)
-        out = self._summary(messages, focus)
+        out = self._summary(messages, focus, manual=True)
         detail = f"focus: {focus}" if focus else ""
         self._emit("compact", before, self.estimate(out), detail, turn=self.turn + 1)  # before the next call
         return out
@@ -281,8 +293,9 @@ class Compactor:
         from compaction.reactive import reactive_compact
 
         before = self.estimate(messages)
-        kwargs = {"model": self.model} if self.model else {}
-        out = reactive_compact(messages, client=self.client, transcript_dir=self.transcript_dir, **kwargs)
+        out = reactive_compact(
+            messages, client=self.client, transcript_dir=self.transcript_dir, **self.summary_options
+        )
         self._emit("reactive", before, self.estimate(out), str(error or "")[:120])
         return out
 

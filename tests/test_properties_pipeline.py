@@ -1,0 +1,85 @@
+"""Properties of ``Compactor.prepare`` on any valid session: valid output, input untouched, nothing lost."""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from pathlib import Path
+
+from fake_summarizer import FakeClient
+from hypothesis import event, given
+from hypothesis import strategies as st
+from strategies import long_sessions, sessions
+
+from compaction.messages import to_json, tool_result_blocks, validate
+from compaction.pipeline import Compactor
+from compaction.store import OutputStore, content_text
+from compaction.transcript import read_transcript
+
+settings_space = st.fixed_dictionaries(
+    {
+        "context_window": st.sampled_from([4_000, 8_000, 50_000, 200_000]),
+        "max_chars": st.integers(0, 60_000),
+        "max_messages": st.integers(8, 60),
+        "keep_head": st.integers(1, 6),
+        "keep_recent": st.integers(0, 4),
+        "micro_trigger": st.sampled_from([0.0, 0.5, 1.0]),
+        "clear_at_least": st.sampled_from([0, 200, None]),
+    }
+)
+
+
+def transcribed(folder: Path) -> set[str]:
+    """Every message in every transcript under ``folder``, as JSON."""
+    if not folder.exists():
+        return set()
+    return {to_json(m) for path in sorted(folder.iterdir()) for m in read_transcript(path)}
+
+
+def assert_nothing_lost(session: list[dict], out: list[dict], store: OutputStore, transcripts: Path) -> None:
+    """Every message that left is in a transcript, or its tool results that left are in the store."""
+    kept = {to_json(m) for m in out}
+    saved = transcribed(transcripts)
+    out_results = {b["tool_use_id"]: b for m in out for b in tool_result_blocks(m)}
+    for index, message in enumerate(session):
+        if to_json(message) in kept or to_json(message) in saved:
+            continue
+        for block in tool_result_blocks(message):
+            if out_results.get(block["tool_use_id"]) == block:
+                continue
+            assert store.load(block["tool_use_id"]) == content_text(block["content"]), (
+                f"messages[{index}]: the result {block['tool_use_id']} left the context and is not on disk"
+            )
+
+
+def run(session: list[dict], options: dict, client=None) -> dict[str, int]:
+    before = copy.deepcopy(session)
+    with tempfile.TemporaryDirectory() as root:
+        store = OutputStore(Path(root) / "store")
+        transcripts = Path(root) / "transcripts"
+        compactor = Compactor(
+            store=store, client=client, transcript_dir=transcripts, summarize=client is not None, **options
+        )
+        out = compactor.prepare(session)
+        assert session == before, "prepare changed its input"
+        validate(out)
+        assert_nothing_lost(session, out, store, transcripts)
+        for event in compactor.events:
+            assert event.layer in compactor.counts()
+        return compactor.counts()
+
+
+@given(sessions(), settings_space)
+def test_prepare_keeps_the_strict_form_leaves_the_input_alone_and_loses_no_byte(session, options):
+    run(session, options)
+
+
+@given(long_sessions(), settings_space)
+def test_the_same_holds_for_long_sessions_that_snip_and_micro_cut(session, options):
+    run(session, options)
+
+
+@given(long_sessions(min_turns=20, max_turns=40), settings_space)
+def test_the_same_holds_when_the_summary_fires(session, options):
+    counts = run(session, {**options, "context_window": 2_000, "max_messages": 60}, client=FakeClient())
+    event(f"summary fired: {counts['summary'] > 0}")
