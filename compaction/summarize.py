@@ -128,22 +128,24 @@ def summarize_messages(
             if budget <= 0:
                 raise SummaryFailed(f"the summary request is still too long ({exc})") from exc
             continue
-        return _answer_text(response), dropped
+        return summary_from_blocks(_blocks(response)), dropped
     raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
 
 
-def _answer_text(response: Any) -> str:
-    """The summary inside the response; SummaryFailed for tool calls, no text, or no <summary>."""
-    content = getattr(response, "content", None) or []
-    kinds = [getattr(b, "type", None) or (b.get("type") if isinstance(b, dict) else None) for b in content]
-    if "tool_use" in kinds:
+def summary_from_blocks(content: list[dict]) -> str:
+    """The summary in an answer's content blocks; SummaryFailed for a tool call, no text, no <summary>."""
+    if any(block.get("type") == "tool_use" for block in content):
         raise SummaryFailed("the summary answer called a tool; a summary must be text only")
-    answer = "".join(
-        (getattr(b, "text", None) or (b.get("text") if isinstance(b, dict) else None) or "") for b in content
-    )
+    answer = "".join(block.get("text", "") for block in content if block.get("type") == "text")
     if not answer.strip():
         raise SummaryFailed("the summary answer is empty")
     return extract_summary(answer)
+
+
+def _blocks(response: Any) -> list[dict]:
+    """A response's content as plain dicts (SDK objects or dicts alike)."""
+    content = getattr(response, "content", None) or []
+    return [b if isinstance(b, dict) else {"type": b.type, "text": getattr(b, "text", "")} for b in content]
 
 
 def continuation_text(

@@ -1,0 +1,88 @@
+"""The chapter 07 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from compaction.checks import reactive as checks
+from compaction.messages import is_tool_result_message
+from compaction.reactive import is_prompt_too_long, pair_safe_tail
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+# ------------------------------------------------------------ known-wrong answers
+
+
+def too_long_any_400(error):
+    """Wrong: every 400 is taken for an over-long prompt."""
+    return isinstance(error, anthropic.BadRequestError)
+
+
+def too_long_by_words(error):
+    """Wrong: the words alone, whatever the error."""
+    return "prompt is too long" in str(error)
+
+
+def too_long_forgets_413(error):
+    """Wrong: only the 400 form."""
+    return isinstance(error, anthropic.BadRequestError) and "prompt is too long" in str(error)
+
+
+def tail_naive_slice(messages, keep):
+    """Wrong: the last keep messages, even when they start with an orphan tool_result."""
+    return messages[-keep:]
+
+
+def tail_steps_forward(messages, keep):
+    """Wrong: skips a leading tool_result forward, keeping fewer than keep messages."""
+    start = max(1, len(messages) - keep)
+    while start < len(messages) and messages[start]["role"] == "user":
+        start += 1
+    return messages[start:]
+
+
+def tail_only_skips_results(messages, keep):
+    """Wrong: steps back over a tool_result but lets the tail start with the user's text."""
+    start = max(1, len(messages) - keep)
+    if is_tool_result_message(messages[start]):
+        start -= 1
+    return messages[start:]
+
+
+CASES = [
+    (
+        checks.check_is_prompt_too_long,
+        is_prompt_too_long,
+        [too_long_any_400, too_long_by_words, too_long_forgets_413],
+    ),
+    (
+        checks.check_pair_safe_tail,
+        pair_safe_tail,
+        [tail_naive_slice, tail_steps_forward, tail_only_skips_results],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "package", "wrongs"), CASES, ids=lambda x: getattr(x, "__name__", ""))
+def test_each_check_passes_the_package_and_fails_a_stub(check, package, wrongs):
+    assert check(package).passed, str(check(package))
+    report = check(stub)
+    assert not report.passed and all("not implemented" in r.detail for r in report.failures)
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong"),
+    [(check, wrong) for check, _, wrongs in CASES for wrong in wrongs],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_each_check_rejects_known_wrong_answers(check, wrong):
+    assert not check(wrong).passed
+
+
+def test_a_naive_tail_is_rejected_for_its_orphan_result_by_name():
+    report = checks.check_pair_safe_tail(tail_naive_slice)
+    assert any("tool_result" in r.detail for r in report.failures)
