@@ -50,6 +50,10 @@ def jupyterlab(root: Path, log: Path):
     env = {k: v for k, v in os.environ.items() if k != "COMPACTION_BACKEND"}
     env["JUPYTERLAB_SETTINGS_DIR"] = str(log.parent / "lab-settings")  # the learner's own stay untouched
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(log.parent / "lab-workspaces")
+    # never autosave: the run must not rewrite a committed notebook
+    docmanager = log.parent / "lab-settings" / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True, exist_ok=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
     command = [
         sys.executable,
         "-m",
@@ -99,7 +103,7 @@ def run_chapter_and_click_show_more(
     base: str, token: str, notebook: str, screenshot: Path
 ) -> tuple[int, int, int]:
     """Open a notebook, run all, click the first "show more": rows before, after, news pop-ups seen."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
@@ -114,11 +118,13 @@ def run_chapter_and_click_show_more(
             widget = page.locator(LIST, has=page.get_by_role("button", name=SHOW_MORE)).first
             widget.wait_for(timeout=45_000)
             widget.scroll_into_view_if_needed()
-            rows = widget.locator(ROW)
-            before = rows.count()
-            widget.get_by_role("button", name=SHOW_MORE).first.click()
-            expect(rows).not_to_have_count(before, timeout=10_000)
-            after = rows.count()
+            view = widget.element_handle()  # pinned: once all rows show, its button disappears
+            before = len(view.query_selector_all(ROW))
+            view.query_selector("button").click()
+            page.wait_for_function(
+                "([view, row, n]) => view.querySelectorAll(row).length !== n", arg=[view, ROW, before]
+            )
+            after = len(view.query_selector_all(ROW))
             news = page.get_by_text("official Jupyter news").count()
             screenshot.parent.mkdir(exist_ok=True)
             page.screenshot(path=str(screenshot))
