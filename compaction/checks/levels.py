@@ -111,3 +111,62 @@ def sample_outputs(seed: int = 0) -> dict[str, tuple[str, str]]:
         "log": ("cat logs/worker.log", sample_log(seed=seed)),
         "listing": ("find . -type f", sample_listing(seed=seed)),
     }
+
+
+# one scripted step: (what the agent says, tool name, tool input)
+FIX_SCRIPT = [
+    ("Let me see the layout of the project first.", "glob", {"pattern": "**/*.py"}),
+    ("Now run the tests to see what fails.", "bash", {"command": "python run_tests.py"}),
+    ("Three n-gram tests fail; read them.", "read_file", {"path": "tests/test_ngrams.py"}),
+    ("And the code they test.", "read_file", {"path": "textstats/ngrams.py"}),
+    ("Who else calls ngrams()?", "bash", {"command": "grep -rn 'ngrams(' textstats"}),
+    (
+        "The range in ngrams() stops one short, so the last n-gram is lost. I will use "
+        "len(tokens) - n + 1 because every n-gram test expects the last one.",
+        "edit_file",
+        {
+            "path": "textstats/ngrams.py",
+            "old_text": "range(len(tokens) - n)]",
+            "new_text": "range(len(tokens) - n + 1)]",
+        },
+    ),
+    ("Check the n-gram tests.", "bash", {"command": "python run_tests.py tests/test_ngrams.py"}),
+    ("Next the tie-break in top_words.", "read_file", {"path": "textstats/counts.py"}),
+    (
+        "top_words sorts by count only, so ties keep their first-seen order. I will sort by "
+        "(-count, word) because the docstring promises alphabetical ties.",
+        "edit_file",
+        {
+            "path": "textstats/counts.py",
+            "old_text": "key=lambda pair: -pair[1])",
+            "new_text": "key=lambda pair: (-pair[1], pair[0]))",
+        },
+    ),
+    ("Now the syllable counter.", "read_file", {"path": "textstats/readability.py"}),
+    (
+        "count_syllables returns 0 for 'the' after the silent-e rule. I will clamp it to at "
+        "least 1 because the docstring says every word has one.",
+        "edit_file",
+        {
+            "path": "textstats/readability.py",
+            "old_text": '        count -= 1  # a final silent e, as in "make"\n    return count',
+            "new_text": '        count -= 1  # a final silent e, as in "make"\n    return max(count, 1)',
+        },
+    ),
+    ("Run the whole suite again.", "bash", {"command": "python run_tests.py"}),
+]
+
+
+def fix_session(workspace=None) -> list[dict]:
+    """A scripted session on the practice project: research, three fixes, the suite turns green."""
+    from compaction.agent import new_workspace
+    from compaction.tools import Workspace
+
+    sandbox = Workspace(new_workspace(workspace))
+    messages = [{"role": "user", "content": "The tests of this project fail. Find out why and fix the code."}]
+    for n, (said, name, args) in enumerate(FIX_SCRIPT, 1):
+        use = {"type": "tool_use", "id": f"toolu_fix_{n:02d}", "name": name, "input": args}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": said}, use]})
+        messages.append({"role": "user", "content": [sandbox.run(use)]})
+    messages.append({"role": "assistant", "content": "All tests pass now."})
+    return messages

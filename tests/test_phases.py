@@ -1,0 +1,200 @@
+"""Level 2, phase summaries: where a phase ends, what its summary keeps, and a list that stays valid."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import Call, Turn, build_session, sessions
+
+from compaction.checks.levels import fix_session
+from compaction.messages import validate
+from compaction.phases import (
+    MAX_SUMMARY_TOKENS,
+    action_of,
+    compact_phases,
+    detect_phases,
+    suite_status,
+    summarize_phase,
+)
+from compaction.tokens import count_text
+from compaction.transcript import read_transcript
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    return fix_session(tmp_path_factory.mktemp("ws"))
+
+
+# ---------------------------------------------------------------- reading steps
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("read_file", {"path": "a.py"}, ("read", "a.py")),
+        ("Read", {"file_path": "a.py"}, ("read", "a.py")),
+        ("edit_file", {"path": "a.py"}, ("edit", "a.py")),
+        ("glob", {"pattern": "**/*.py"}, ("search", None)),
+        ("bash", {"command": "grep -rn x src"}, ("search", None)),
+        ("bash", {"command": "python run_tests.py"}, ("test", None)),
+        ("bash", {"command": "python -m pytest -q"}, ("test", None)),
+        ("bash", {"command": "cat setup.cfg"}, ("read", "setup.cfg")),
+        ("bash", {"command": "python --version"}, ("other", None)),
+    ],
+)
+def test_each_tool_call_is_a_kind_of_work_on_a_file(name, args, expected):
+    assert action_of(name, args) == expected
+
+
+def test_a_test_run_is_red_with_failures_green_with_only_passes_and_unknown_otherwise():
+    assert suite_status("36 passed, 6 failed") == "red"
+    assert suite_status("FAILED tests/a.py::test_x - AssertionError") == "red"
+    assert suite_status("42 passed, 0 failed") == "green"
+    assert suite_status("Ran 3 tests in 0.1s\n\nOK") == "green"
+    assert suite_status("python: can't open file") is None
+
+
+# ---------------------------------------------------------------- where phases end
+
+
+def test_research_ends_at_the_first_edit_after_reads_and_searches(session):
+    first = detect_phases(session)[0]
+    assert (first.kind, first.reason) == ("research", "first edit after research")
+    assert session[first.end]["content"][1]["name"] == "edit_file"
+
+
+def test_a_phase_ends_after_the_test_run_that_turns_green(session):
+    green = [p for p in detect_phases(session) if p.reason == "tests turned green"]
+    assert green
+    for phase in green:
+        results = session[phase.end - 1]["content"]
+        assert suite_status(results[0]["content"]) == "green"
+
+
+def test_moving_on_to_another_file_starts_a_phase_where_that_file_is_first_read(session):
+    moved = [p for p in detect_phases(session) if p.reason.startswith("moved on to")]
+    assert [p.reason for p in moved] == ["moved on to textstats/readability.py"]
+    nxt = session[moved[0].end]["content"][1]
+    assert nxt["input"] == {"path": "textstats/readability.py"}
+
+
+def test_phases_cover_the_session_in_order_and_only_the_last_is_open(session):
+    phases = detect_phases(session)
+    assert [p.reason == "open" for p in phases] == [False] * (len(phases) - 1) + [True]
+    assert phases[0].start == 1 and phases[-1].end == len(session)
+    assert all(a.end == b.start for a, b in zip(phases, phases[1:], strict=False))
+
+
+def test_one_read_before_an_edit_is_not_a_research_phase():
+    plan = [Turn([Call("read_file")]), Turn([Call("edit_file", input={"path": "src/module_0.py"})])]
+    assert [p.reason for p in detect_phases(build_session(plan))] == ["open"]
+
+
+def test_a_session_that_only_reads_has_one_open_phase():
+    plan = [Turn([Call("read_file")]) for _ in range(6)]
+    assert [(p.kind, p.reason) for p in detect_phases(build_session(plan))] == [("research", "open")]
+
+
+# ---------------------------------------------------------------- what a summary keeps
+
+
+def test_a_research_summary_keeps_the_failing_tests_files_and_lines(session):
+    phase = detect_phases(session)[0]
+    summary = summarize_phase(session, phase.start, phase.end)
+    assert summary.startswith("## Research phase complete")
+    assert "tests/test_ngrams.py::test_bigrams_of_three_tokens" in summary
+    assert "textstats/ngrams.py: 10" in summary  # the grep hit, with its line
+    assert "36 passed, 6 failed" in summary
+    assert 100 <= count_text(summary, "tiktoken") <= MAX_SUMMARY_TOKENS
+
+
+def test_an_implementation_summary_keeps_the_decision_its_reason_and_the_changed_line(session):
+    phase = detect_phases(session)[1]
+    summary = summarize_phase(session, phase.start, phase.end)
+    assert "because every n-gram test expects the last one" in summary
+    assert "textstats/ngrams.py:14" in summary
+    assert "7 passed, 0 failed" in summary
+
+
+def test_a_summary_drops_file_contents_and_step_by_step_detail(session):
+    for phase in detect_phases(session):
+        summary = summarize_phase(session, phase.start, phase.end)
+        assert not re.search(r"^\s*\d+\t", summary, re.M), "numbered file lines leaked in"
+        assert "Let me see the layout" not in summary and "read_file" not in summary
+
+
+def test_a_dead_end_leaves_no_trace_in_the_summary():
+    plan = [
+        Turn([Call("read_file", "Error: missing.py: no such file", True, {"path": "missing.py"})]),
+        Turn([Call("bash", "", input={"command": "grep -rn nothing src"})]),
+        Turn([Call("read_file", "     1\tx = 1", input={"path": "src/real.py"})]),
+    ]
+    summary = summarize_phase(build_session(plan), 1, 7)
+    assert "src/real.py" in summary and "missing.py" not in summary
+
+
+def test_a_huge_phase_is_cut_to_300_tokens():
+    plan = [
+        Turn([Call("bash", f"src/m{k}.py:{k}:x", input={"command": f"grep -rn x{k} src"})])
+        for k in range(400)
+    ]
+    messages = build_session(plan)
+    assert count_text(summarize_phase(messages, 1, len(messages)), "tiktoken") <= MAX_SUMMARY_TOKENS
+
+
+def test_summarize_phase_names_a_bad_range(session):
+    with pytest.raises(ValueError, match="start < end"):
+        summarize_phase(session, 5, 5)
+
+
+# ---------------------------------------------------------------- replacing finished phases
+
+
+def test_compact_phases_writes_the_transcript_first_and_keeps_the_list_valid(session, tmp_path):
+    before = copy.deepcopy(session)
+    out = compact_phases(session, transcript_dir=tmp_path)
+    validate(out)
+    assert session == before, "the input was changed"
+    assert read_transcript(next(tmp_path.iterdir())) == session
+    assert count_text(str(out), "tiktoken") < count_text(str(session), "tiktoken") / 2
+    finished = [p for p in detect_phases(session) if p.reason != "open"]
+    heads = [m["content"][0]["text"] for m in out if m["role"] == "assistant" and "phase complete" in str(m)]
+    assert len(heads) == len(finished)
+    assert "transcript-0001.jsonl" in out[2]["content"][0]["text"]
+
+
+def test_compacting_twice_leaves_the_summaries_alone(session, tmp_path):
+    once = compact_phases(session, transcript_dir=tmp_path)
+    assert compact_phases(once, transcript_dir=tmp_path) == once
+
+
+def test_keep_recent_leaves_the_newest_finished_phases_as_they_were(session, tmp_path):
+    out = compact_phases(session, transcript_dir=tmp_path, keep_recent=1)
+    last = [p for p in detect_phases(session) if p.reason != "open"][-1]
+    assert out[-(len(session) - last.start) :] == session[last.start :]
+
+
+def test_the_users_own_words_inside_a_phase_survive_in_the_note(tmp_path):
+    plan = [
+        Turn([Call("read_file")]),
+        Turn([Call("bash")], note="Do not touch the CLI."),
+        Turn([Call("edit_file")]),
+    ]
+    plan += [Turn([Call("read_file")])]
+    out = compact_phases(build_session(plan), transcript_dir=tmp_path)
+    assert "Do not touch the CLI." in str(out)
+
+
+def test_keep_recent_must_not_be_negative(session, tmp_path):
+    with pytest.raises(ValueError, match="keep_recent"):
+        compact_phases(session, transcript_dir=tmp_path, keep_recent=-1)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(sessions(max_turns=10, huge=False))
+def test_any_valid_session_stays_valid_after_compact_phases(tmp_path, messages):
+    out = compact_phases(messages, transcript_dir=tmp_path)
+    validate(out)
