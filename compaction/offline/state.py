@@ -16,6 +16,7 @@ from compaction.messages import blocks, text_of
 
 MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
 NUMBERED_LINE_RE = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
+RESTORED_RE = re.compile(r"\[Restored after compaction: ([^,\]]+),")  # compaction.restore's header
 TEST_SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
 
 
@@ -48,11 +49,14 @@ def results_by_id(messages: list) -> dict[str, dict]:
 
 
 def visible_texts(messages: list, path: str) -> list[str]:
-    """The pieces of ``path``'s content the conversation still shows: reads, edits, writes."""
+    """The pieces of ``path``'s content the conversation still shows: reads, edits, writes, restores."""
     results = results_by_id(messages)
     pieces = []
     for message in messages:
         for block in blocks(message):
+            restored = RESTORED_RE.match(str(block.get("text", ""))) if block.get("type") == "text" else None
+            if restored and restored.group(1) == path:
+                pieces.append(NUMBERED_LINE_RE.sub("", block["text"]))
             if block.get("type") != "tool_use":
                 continue
             args = block.get("input") or {}

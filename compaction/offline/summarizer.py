@@ -61,8 +61,11 @@ def _conversation(messages: list) -> list:
     return messages[:-1] + ([{"role": "user", "content": last}] if last else [])
 
 
+PLACEHOLDERS = {"- none so far", "- nothing yet", "- no files touched yet", "- none recorded"}
+
+
 def _dedupe(lines: list[str]) -> list[str]:
-    return list(dict.fromkeys(lines))
+    return [line for line in dict.fromkeys(lines) if line not in PLACEHOLDERS]
 
 
 def summarize(messages: list) -> str:
@@ -77,17 +80,17 @@ def summarize(messages: list) -> str:
                 continue
             if HEADER_RE.search(b["text"]):
                 previous = previous_sections(b["text"])
-            else:
+            elif not b["text"].lstrip().startswith("["):  # "[snip] ...", "[Restored ...": harness notes
                 user_texts.append(b["text"])
     facts = _facts(convo)
     last = state.last_marker(convo)
     sections = {
         "Primary Request and Intent": previous.get(SECTIONS[0])
-        or [_short(user_texts[0], 2000) if user_texts else "(none)"],
+        or (user_texts[0][:2000].strip().splitlines() if user_texts else ["(none)"]),
         "Key Technical Concepts": _dedupe(previous.get(SECTIONS[1], []) + facts["concepts"]),
         "Files and Code Sections": _merge_files(previous.get(SECTIONS[2], []), facts["files"]),
         "Errors and Fixes": _dedupe(previous.get(SECTIONS[3], []) + facts["errors"]) or ["- none so far"],
-        "Problem Solving": (previous.get(SECTIONS[4], []) + facts["steps"])[-20:] or ["- nothing yet"],
+        "Problem Solving": _dedupe(previous.get(SECTIONS[4], []) + facts["steps"])[-20:] or ["- nothing yet"],
         "All User Messages": _dedupe(
             previous.get(SECTIONS[5], []) + [f"- {_short(_neutral(t), 300)}" for t in user_texts]
         ),
@@ -174,26 +177,35 @@ def _facts(convo: list) -> dict:
 
 def _action(name: str, args: dict) -> str:
     if name == "edit_file":
-        old = (str(args.get("old_text", "")).strip().splitlines() or [""])[0]
-        new = (str(args.get("new_text", "")).strip().splitlines() or [""])[0]
-        return f"edited `{_short(old, 70)}` -> `{_short(new, 70)}`"
+        old, new = str(args.get("old_text", "")), str(args.get("new_text", ""))
+        if new.startswith(old):
+            added = (new[len(old) :].strip().splitlines() or [""])[0]
+            anchor = (old.strip().splitlines() or [""])[-1]
+            return f"edited: added `{_short(added, 90)}` after `{_short(anchor, 60)}`"
+        pairs = zip(old.splitlines(), new.splitlines(), strict=False)
+        first = next(((a, b) for a, b in pairs if a != b), (old.strip(), new.strip()))
+        return f"edited: `{_short(first[0], 80)}` -> `{_short(first[1], 80)}`"
     if name == "write_file":
         return f"written ({len(str(args.get('content', '')).splitlines())} lines)"
     return "read" if name == "read_file" else name
 
 
 def _merge_files(previous: list[str], files: dict[str, list[str]]) -> list[str]:
-    """One line per path: what earlier summaries said, then what this conversation did."""
-    merged: dict[str, list[str]] = {}
+    """One entry per path, its actions as sub-items: earlier summaries' first, then this conversation's."""
+    merged: dict[str, list[str]] = {}  # path -> actions, in order
+    path = None
     for line in previous:
-        path, _, actions = line.removeprefix("- ").partition(": ")
-        merged.setdefault(path, []).extend(a for a in actions.split("; ") if a)
+        if line.startswith("- ") and line.endswith(":"):
+            path = line[2:-1]
+            merged.setdefault(path, [])
+        elif line.startswith("  - ") and path is not None:
+            merged[path].append(line[4:])
     for path, actions in files.items():
         merged.setdefault(path, []).extend(actions)
     lines = []
     for path, actions in merged.items():
-        kept = _dedupe(actions)
-        lines.append(f"- {path}: " + "; ".join(kept))
+        lines.append(f"- {path}:")
+        lines += [f"  - {a}" for a in _dedupe(actions)]
     return lines or ["- no files touched yet"]
 
 

@@ -1,0 +1,108 @@
+"""connect() gives a real anthropic client: offline by default, the real API only with a key.
+
+The key is read from the environment and never shows up in the client's repr, in logs, or in
+an error message; a missing key is reported by naming the variable to set.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+import anthropic
+import pytest
+
+from compaction.backend import OFFLINE_KEY, BackendError, backend_name, connect
+from compaction.messages import user
+from compaction.offline import shared_server
+
+FAKE_KEY = "sk-ant-api03-" + "Zz9" * 30  # shaped like a real key, valid nowhere
+
+
+@pytest.fixture
+def no_backend_env(monkeypatch):
+    for name in ("COMPACTION_BACKEND", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_the_default_client_is_a_real_sdk_client_on_loopback(no_backend_env):
+    client = connect()
+    assert isinstance(client, anthropic.Anthropic)
+    assert str(client.base_url).startswith("http://127.0.0.1:")
+    assert str(client.base_url).rstrip("/") == shared_server().url
+
+
+def test_the_offline_key_does_not_look_like_a_real_key(no_backend_env):
+    assert connect().api_key == OFFLINE_KEY
+    assert not OFFLINE_KEY.startswith("sk-")
+
+
+def test_the_offline_client_retries_little(no_backend_env):
+    assert connect().max_retries <= 2
+
+
+def test_the_window_scenario_and_seed_travel_as_headers(no_backend_env):
+    headers = connect(context_window=8_000, scenario="textstats", seed=3).default_headers
+    assert headers["x-compaction-window"] == "8000"
+    assert headers["x-compaction-scenario"] == "textstats"
+    assert headers["x-compaction-seed"] == "3"
+
+
+def test_the_default_offline_window_is_200_000(no_backend_env):
+    assert connect().default_headers["x-compaction-window"] == "200000"
+
+
+def test_a_bad_window_is_refused_by_name(no_backend_env):
+    with pytest.raises(ValueError, match="context_window"):
+        connect(context_window=0)
+
+
+def test_the_anthropic_backend_without_a_key_names_the_variable(no_backend_env):
+    with pytest.raises(BackendError, match="ANTHROPIC_API_KEY"):
+        connect("anthropic")
+
+
+def test_the_environment_can_choose_the_anthropic_backend(no_backend_env, monkeypatch):
+    monkeypatch.setenv("COMPACTION_BACKEND", "anthropic")
+    assert backend_name() == "anthropic"
+    with pytest.raises(BackendError, match="ANTHROPIC_API_KEY"):
+        connect()
+
+
+def test_an_unknown_backend_is_refused(no_backend_env):
+    with pytest.raises(BackendError, match="offline"):
+        connect("openai")
+
+
+def test_the_key_never_appears_in_the_clients_repr_or_str(no_backend_env, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    client = connect("anthropic")
+    assert isinstance(client, anthropic.Anthropic)
+    assert FAKE_KEY not in repr(client) and FAKE_KEY not in str(client)
+    assert "api.anthropic.com" in str(client.base_url)
+
+
+def test_the_key_never_appears_in_debug_logs(no_backend_env, monkeypatch, caplog):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", shared_server().url)  # the offline server stands in
+    caplog.set_level(logging.DEBUG)
+    response = connect("anthropic").messages.create(model="m", max_tokens=50, messages=[user("hi")])
+    assert response.content
+    assert caplog.records, "debug logging was not captured"
+    assert FAKE_KEY not in caplog.text
+
+
+def test_compaction_model_overrides_the_default_model():
+    env = {**os.environ, "COMPACTION_MODEL": "claude-test-model"}
+    code = "from compaction.backend import DEFAULT_MODEL; print(DEFAULT_MODEL)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "claude-test-model"
+
+
+def test_the_default_model_is_a_claude_model(monkeypatch):
+    env = {k: v for k, v in os.environ.items() if k != "COMPACTION_MODEL"}
+    code = "from compaction.backend import DEFAULT_MODEL; print(DEFAULT_MODEL)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().startswith("claude-")

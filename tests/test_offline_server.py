@@ -1,0 +1,190 @@
+"""The offline server speaks the Messages API on 127.0.0.1 and refuses what the real API refuses.
+
+Every request goes through the real ``anthropic`` SDK (or raw HTTP for what the SDK never sends),
+so a rejection here is the same ``anthropic.BadRequestError`` a learner meets with the real API.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+
+import anthropic
+import pytest
+
+from compaction.backend import connect
+from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.offline import OfflineServer, shared_server
+from compaction.offline.server import HEADER_WINDOW
+from compaction.tokens import estimate_tokens
+
+MODEL = "any-model-name"
+TOOLS = [{"name": "bash", "description": "Run a command.", "input_schema": {"type": "object"}}]
+
+
+@pytest.fixture(autouse=True)
+def network_cut_off(monkeypatch):
+    """Every test here runs with connections refused to anything but loopback."""
+    real_connect = socket.socket.connect
+
+    def loopback_only(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1"):
+            raise OSError(f"network cut off in tests: {host}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_only)
+
+
+def create(client, messages, **kwargs):
+    return client.messages.create(model=MODEL, max_tokens=256, messages=messages, **kwargs)
+
+
+def rejection(messages, **kwargs) -> str:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        create(connect(), messages, **kwargs)
+    assert caught.value.status_code == 400
+    assert caught.value.body["type"] == "error"
+    assert caught.value.body["error"]["type"] == "invalid_request_error"
+    return caught.value.body["error"]["message"]
+
+
+def test_a_round_trip_through_the_real_sdk_returns_an_api_shaped_message():
+    response = create(connect(), [user("Hello")])
+    assert response.type == "message" and response.role == "assistant"
+    assert response.id.startswith("msg_") and response.model == MODEL
+    assert response.stop_reason == "end_turn"
+    assert response.content[0].type == "text" and response.content[0].text
+    assert response.usage.input_tokens == estimate_tokens([user("Hello")], "tiktoken")
+    assert response.usage.output_tokens > 0
+
+
+def test_with_tools_offered_the_model_answers_with_tool_use():
+    response = create(connect(), [user("Fix the tests.")], tools=TOOLS)
+    assert response.stop_reason == "tool_use"
+    assert [b.type for b in response.content][0] == "text"
+    assert any(b.type == "tool_use" and b.id.startswith("toolu_") for b in response.content)
+
+
+def test_count_tokens_agrees_with_the_input_tokens_of_create():
+    messages = [user("Read the file."), assistant(tool_use("toolu_1", "bash", {"command": "ls"}))]
+    messages.append(user(tool_result("toolu_1", "a.py\nb.py\n" * 50)))
+    client = connect()
+    system = "You are a careful agent."
+    counted = client.messages.count_tokens(model=MODEL, messages=messages, system=system, tools=TOOLS)
+    created = create(client, messages, system=system, tools=TOOLS)
+    assert counted.input_tokens == created.usage.input_tokens
+    assert counted.input_tokens == estimate_tokens(messages, "tiktoken", system=system, tools=TOOLS)
+
+
+def test_an_orphan_tool_result_is_refused_with_the_api_wording():
+    message = rejection([user(tool_result("toolu_nowhere", "output"))])
+    assert message.startswith("messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks")
+    assert "toolu_nowhere" in message
+
+
+def test_text_before_the_tool_results_is_refused_as_an_unanswered_tool_use():
+    messages = [user("go"), assistant(tool_use("toolu_a", "bash", {"command": "ls"}))]
+    messages.append(user(text("note first"), tool_result("toolu_a", "done")))
+    message = rejection(messages, tools=TOOLS)
+    assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
+    assert "toolu_a" in message
+
+
+def test_an_unanswered_tool_use_is_refused():
+    messages = [user("go"), assistant(tool_use("toolu_b", "bash", {"command": "ls"})), user("and now?")]
+    message = rejection(messages, tools=TOOLS)
+    assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_roles_that_do_not_alternate_are_refused():
+    assert "messages.1" in rejection([user("one"), user("two")])
+
+
+def test_a_first_message_from_the_assistant_is_refused():
+    assert rejection([assistant("I start"), user("hi")]).startswith("messages.0")
+
+
+def test_empty_content_is_refused():
+    assert "non-empty" in rejection([user("hi"), {"role": "assistant", "content": []}])
+
+
+def test_a_prompt_over_the_window_is_too_long_with_both_figures():
+    messages = [user("word " * 400)]
+    used = estimate_tokens(messages, "tiktoken")
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        create(connect(context_window=100), messages)
+    assert caught.value.body["error"]["message"] == f"prompt is too long: {used} tokens > 100 maximum"
+
+
+def test_clients_with_different_windows_share_one_server():
+    small, big = connect(context_window=50), connect(context_window=10_000)
+    assert str(small.base_url).rstrip("/") == str(big.base_url).rstrip("/") == shared_server().url
+    messages = [user("word " * 100)]
+    assert create(big, messages).usage.input_tokens > 50
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
+        create(small, messages)
+
+
+def test_missing_fields_and_streaming_are_refused():
+    raw = json.dumps({"model": MODEL, "messages": [user("hi")]})
+    status, body = post("/v1/messages", raw)
+    assert status == 400 and body["error"]["message"] == "max_tokens: Field required"
+    raw = json.dumps({"model": MODEL, "max_tokens": 5, "messages": [user("hi")], "stream": True})
+    assert post("/v1/messages", raw)[0] == 400
+
+
+def post(path: str, raw: str | bytes, headers: dict | None = None) -> tuple[int, dict]:
+    server = shared_server()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request("POST", path, body=raw, headers={"content-type": "application/json", **(headers or {})})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_malformed_json_is_a_400_in_the_api_error_shape():
+    status, body = post("/v1/messages", b"{not json")
+    assert status == 400
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+
+
+def test_an_unknown_path_is_a_404():
+    status, body = post("/v1/complete", "{}")
+    assert status == 404 and body["error"]["type"] == "not_found_error"
+
+
+def test_a_bad_setting_header_is_refused_clearly():
+    raw = json.dumps({"model": MODEL, "max_tokens": 5, "messages": [user("hi")]})
+    status, body = post("/v1/messages", raw, {HEADER_WINDOW: "lots"})
+    assert status == 400 and HEADER_WINDOW in body["error"]["message"]
+
+
+def test_the_server_binds_the_loopback_interface_only():
+    with OfflineServer() as server:
+        assert server._httpd.server_address[0] == "127.0.0.1"
+        assert server.url.startswith("http://127.0.0.1:")
+
+
+def test_stop_closes_the_port_and_leaves_no_thread_behind():
+    before = set(threading.enumerate())
+    server = OfflineServer().start()
+    port = server.port
+    client = anthropic.Anthropic(api_key="offline", base_url=server.url, max_retries=0)
+    create(client, [user("hi")])  # a keep-alive connection stays open until stop()
+    server.stop()
+    assert not server.running
+    assert set(threading.enumerate()) <= before
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    client.close()
+
+
+def test_a_stopped_server_has_no_port():
+    server = OfflineServer()
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = server.port
