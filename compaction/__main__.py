@@ -84,10 +84,14 @@ def demo(
 ) -> int:
     """Run the agent with no compaction until the API refuses the prompt; 0 when it did."""
     from compaction.agent import is_prompt_too_long, new_workspace, run_agent
-    from compaction.backend import connect
+    from compaction.backend import BackendError, connect
 
     console = console or Console(highlight=False)
-    client = connect(None if backend == "offline" else backend, context_window=window, seed=seed)
+    try:
+        client = connect(backend, context_window=window, seed=seed)
+    except BackendError as exc:
+        console.print(Text(f"error: {exc}", style="red"), soft_wrap=True)
+        return 2
     folder = new_workspace(workdir) if workdir else new_workspace(tempfile.mkdtemp(prefix="compaction-demo-"))
     console.print(f"Agent running with no compaction in a {window:,}-token window, at most {turns} turns.")
     columns = (TextColumn("turn"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.description}"))
@@ -108,7 +112,8 @@ def demo(
     if workdir is not None:
         console.print(f"Workspace kept in {workdir}")
     if result.error is not None:
-        console.print(Text(f"{type(result.error).__name__}: {result.error}", style="bold red"))
+        error = Text(f"{type(result.error).__name__}: {result.error}", style="bold red")
+        console.print(error, soft_wrap=True)  # one line, as the SDK raised it
         if is_prompt_too_long(result.error):
             console.print(
                 f"The API refused the prompt after {len(result.turns) - 1} turns: the context is full."

@@ -25,21 +25,16 @@ from typing import Any
 
 import anthropic
 
+from compaction.backend import DEFAULT_MODEL
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
 from compaction.tokens import estimate_tokens, usage_input_tokens
 from compaction.tools import TOOL_DEFINITIONS, Workspace
-
-try:
-    from compaction.backend import DEFAULT_MODEL
-except ImportError:  # the backend module is not there yet
-    DEFAULT_MODEL = "claude-sonnet-4-5"
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a small Python project. Use the tools to look at the "
     "files, run the tests with `python run_tests.py`, and fix what is broken. Paths are relative "
     "to the project folder. When the work is done, say so in one short message."
 )
-FALLBACK_TASK = "The tests of this project fail. Find out why and fix the code so that they pass."
 SAMPLE_WINDOW = 1_000_000  # tokens: big enough that a sample session never overflows
 
 
@@ -73,12 +68,10 @@ def is_prompt_too_long(error: BaseException) -> bool:
 
 
 def default_task() -> str:
-    """The offline scenario's task, or a generic one when the scenario is not installed."""
-    try:
-        from compaction.offline import scenario
-    except ImportError:
-        return FALLBACK_TASK
-    return getattr(scenario, "TASK", FALLBACK_TASK)
+    """The offline scenario's task."""
+    from compaction.offline import scenario
+
+    return scenario.TASK
 
 
 def new_workspace(path: str | Path | None = None) -> Path:
