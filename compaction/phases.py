@@ -145,7 +145,7 @@ def detect_phases(messages: Sequence[Message]) -> list[Phase]:
     return phases
 
 
-def _edit_line(messages: Sequence[Message], path: str, old_text: str) -> int | None:
+def edited_line(messages: Sequence[Message], path: str, old_text: str) -> int | None:
     """The line number where ``old_text`` starts, from the newest numbered read of ``path``."""
     first = (old_text or "").strip().splitlines()[:1]
     reads = {  # tool_use_id of a read of this path
@@ -163,10 +163,11 @@ def _edit_line(messages: Sequence[Message], path: str, old_text: str) -> int | N
     return None
 
 
-_REASON = re.compile(r"(?i)\b(because|so|since|decid\w*|will|instead|found it|the cause)\b")
+# words that mark a statement as a decision with its reason
+REASON = re.compile(r"(?i)\b(because|so|since|decid\w*|will|instead|found it|the cause)\b")
 
 
-def _said(message: Message) -> str:
+def statement(message: Message) -> str:
     """What the assistant said in a step, on one line, without the offline agent's step marker."""
     return re.sub(r"\s*\[step \d+\]$", "", " ".join(text_of(message.get("content")).split()))
 
@@ -185,8 +186,8 @@ def phase_facts(messages: Sequence[Message], start: int, end: int) -> dict[str, 
     for step in steps(messages[:end]):
         if step.index < start or step.kind == "summary":
             continue
-        said = _said(messages[step.index])
-        if _REASON.search(said):
+        said = statement(messages[step.index])
+        if REASON.search(said):
             facts["Decisions"].append(said[:240])
         answers = tool_result_blocks(messages[step.index + 1]) if step.index + 1 < end else []
         outputs = {b.get("tool_use_id"): b for b in answers}
@@ -208,7 +209,7 @@ def phase_facts(messages: Sequence[Message], start: int, end: int) -> dict[str, 
             elif kind == "read" and path:
                 files.setdefault(path, set())
             elif kind == "edit":
-                line = _edit_line(messages[:end], path, args.get("old_text", ""))
+                line = edited_line(messages[:end], path, args.get("old_text", ""))
                 facts["Changes"].append(f"{path}:{line}" if line else str(path))
     facts["Files"] = [f"{p}: {_ranges(n)}" if n else p for p, n in sorted(files.items())]
     facts["Tests"] = [f"`{c}`: {r}" for c, r in tests.items()]

@@ -1,0 +1,131 @@
+"""Level 3, session checkpoints: built from the session, written as Markdown, read back, resumed."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compaction.checkpoint import Checkpoint, build_checkpoint, from_markdown, load, resume_messages
+from compaction.checks.levels import fix_session
+from compaction.messages import validate
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    return fix_session(tmp_path_factory.mktemp("ws"))
+
+
+@pytest.fixture(scope="module")
+def checkpoint(session):
+    return build_checkpoint(session)
+
+
+def test_the_checkpoint_counts_turns_and_keeps_the_task(session, checkpoint):
+    assert checkpoint.turn == sum(m["role"] == "assistant" for m in session)
+    assert checkpoint.task == session[0]["content"]
+    assert build_checkpoint(session, turn=35).turn == 35
+
+
+def test_every_edited_file_is_listed_with_the_line_it_changed(checkpoint):
+    assert checkpoint.files_modified == [
+        "textstats/ngrams.py (line 14)",
+        "textstats/counts.py (line 27)",
+        "textstats/readability.py (line 21)",
+    ]
+
+
+def test_completed_work_names_the_research_the_changes_and_the_green_run(checkpoint):
+    assert checkpoint.completed[0].startswith("Researched: 6 failing tests")
+    assert any("textstats/ngrams.py:14" in c for c in checkpoint.completed)
+    assert "42 passed, 0 failed" in checkpoint.completed[-1]
+
+
+def test_key_decisions_keep_their_reasons(checkpoint):
+    assert len(checkpoint.decisions) == 3
+    assert all("because" in d for d in checkpoint.decisions)
+
+
+def test_tests_still_failing_are_in_progress(session):
+    red = session[:5]  # the task, the listing, and the first red test run
+    red = red + [{"role": "assistant", "content": "Six tests fail; I will look at n-grams first."}]
+    progress = build_checkpoint(red).in_progress
+    assert (
+        "Make `tests/test_ngrams.py::test_bigrams_of_three_tokens` pass (AssertionError: [('a', 'b')])"
+        in progress
+    )
+    assert progress[-1] == "Current work: Six tests fail; I will look at n-grams first."
+
+
+def test_the_markdown_has_the_four_sections_in_order(checkpoint):
+    markdown = checkpoint.to_markdown()
+    titles = re.findall(r"^### (.*)$", markdown, re.M)
+    assert titles == ["Completed", "In Progress", "Key Decisions", "Files Modified"]
+    assert markdown.startswith(f"## Session Checkpoint (Turn {checkpoint.turn})")
+    assert "- [x] " in markdown and "1. " in markdown
+
+
+def test_written_and_loaded_again_it_is_the_same_checkpoint(checkpoint, tmp_path):
+    path = checkpoint.write(tmp_path / "notes" / "checkpoint.md")
+    assert load(path) == checkpoint
+    assert load(path).to_markdown() == checkpoint.to_markdown()
+
+
+line = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=40).map(
+    lambda s: " ".join(s.split())
+)
+items = st.lists(line.filter(bool), max_size=4)
+
+
+@given(st.integers(0, 500), line, items, items, items, items)
+def test_any_checkpoint_of_one_line_items_survives_the_round_trip(turn, task, done, doing, decided, files):
+    checkpoint = Checkpoint(turn, task, done, doing, decided, files)
+    assert from_markdown(checkpoint.to_markdown()) == checkpoint
+
+
+def test_an_item_that_reads_none_is_still_an_item():
+    checkpoint = Checkpoint(1, "t", ["(none)"], [], ["- (none)"], ["(none)"])
+    assert from_markdown(checkpoint.to_markdown()) == checkpoint
+
+
+def test_a_file_that_is_not_a_checkpoint_is_refused_by_name(tmp_path):
+    (tmp_path / "x.md").write_text("# Notes\n")
+    with pytest.raises(ValueError, match="Session Checkpoint"):
+        load(tmp_path / "x.md")
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        load(tmp_path / "missing.md")
+
+
+def test_resume_messages_start_a_valid_session_that_carries_the_checkpoint(checkpoint):
+    messages = resume_messages(checkpoint, "Update the documentation.")
+    validate(messages)
+    assert checkpoint.to_markdown() in messages[0]["content"]
+    assert messages[0]["content"].endswith("Continue with: Update the documentation.")
+    with pytest.raises(ValueError, match="task"):
+        resume_messages(checkpoint, "  ")
+
+
+def test_the_offline_agent_resumes_from_a_checkpoint_where_it_left_off(tmp_path):
+    pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
+    from compaction.agent import new_workspace, run_agent
+    from compaction.backend import connect
+
+    warnings.simplefilter("ignore", DeprecationWarning)
+    client = connect()
+    workspace = new_workspace(tmp_path / "ws")
+    first = run_agent(client, workspace=workspace, max_turns=12)
+    assert first.error is None
+    saved = build_checkpoint(first.messages).write(tmp_path / "checkpoint.md")
+
+    task = resume_messages(load(saved), "Carry on with the task.")[0]["content"]
+    second = run_agent(client, workspace=workspace, task=task, max_turns=4)
+    assert second.error is None
+
+    def steps(messages):
+        said = [b.get("text", "") for m in messages if m["role"] == "assistant" for b in m["content"]]
+        return [int(n) for s in said for n in re.findall(r"\[step (\d+)", s)]
+
+    assert steps(second.messages)[0] == max(steps(first.messages)) + 1, "it started over instead of resuming"
