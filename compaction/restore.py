@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import Block, Message, text, text_of, tool_result_blocks, tool_use_blocks
+from compaction.summary_request import RESTORED
 from compaction.tokens import count_text
 
 MAX_FILES = 5
@@ -87,7 +88,7 @@ def restore_files(
 
 
 def _restored_block(path: str, lines: list[str], max_tokens: int) -> Block:
-    head = f"[Restored after compaction: {path}, {len(lines)} lines, unchanged since the agent read it]"
+    head = f"{RESTORED} {path}, {len(lines)} lines, unchanged since the agent read it]"
     body, kept = [], count_text(head, "tiktoken")
     for n, line in enumerate(lines, 1):
         numbered = f"{n:6}\t{line}"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import Message, has_tool_use, is_tool_result_message, text, validate
-from compaction.restore import MAX_TOTAL_TOKENS, restore_files
+from compaction.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.summary_request import fit_request
 from compaction.tokens import count_text, message_tokens
 from compaction.transcript import TranscriptError, write_transcript
@@ -207,8 +207,8 @@ def summary_message(
     timeout: float | None = None,
 ) -> Message:
     """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files."""
-    if context_window is not None:  # the answer must fit beside the request
-        max_tokens = min(max_tokens, max(256, context_window // 4))
+    if context_window is not None:  # the answer must fit beside the request: a tenth of the window
+        max_tokens = min(max_tokens, max(256, context_window // 10))
     if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
         from compaction.tools import TOOL_DEFINITIONS  # the API wants tools defined for tool blocks
 
@@ -231,8 +231,9 @@ def summary_message(
     opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
     content = [text(opening)]
     if restore and workspace is not None:
-        budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 5)
-        content += restore_files(messages, workspace, max_total_tokens=budget)
+        budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 10)
+        per_file = min(MAX_TOKENS_PER_FILE, budget)
+        content += restore_files(messages, workspace, max_tokens_per_file=per_file, max_total_tokens=budget)
     return {"role": "user", "content": content}
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.messages import Message, blocks, text
+from compaction.messages import Message, blocks, text, text_of
 from compaction.tokens import message_tokens
 
 METHOD = "tiktoken"  # the counter the offline server uses
+LEAN_CHARS = 300  # a tool output longer than this is left out of a request that does not fit
+RESTORED = "[Restored after compaction:"  # how a restored file block starts
 
 
 def summary_prompt(focus: str | None = None) -> str:
@@ -60,20 +62,52 @@ def fit_request(
     """
     if budget is None or _tokens(with_summary_prompt(messages, focus)) + extra_tokens <= budget:
         return with_summary_prompt(messages, focus), 0
+    for history in (messages, lean(messages)):  # whole outputs first, then outputs left out too
+        found = _drop_oldest(history, budget - extra_tokens, focus)
+        if found is not None:
+            return found
+    raise ValueError(
+        f"the summary request does not fit {budget} tokens even with only the first message and the "
+        f"newest messages ({len(messages)} messages in all)"
+    )
+
+
+def lean(messages: Sequence[Message]) -> list[Message]:
+    """The list with long tool outputs and restored files cut to a line naming what was left out."""
+    out = []
+    for message in messages:
+        if isinstance(message.get("content"), str):
+            out.append(message)
+            continue
+        out.append({**message, "content": [_lean_block(b) for b in message["content"]]})
+    return out
+
+
+def _lean_block(block: dict[str, Any]) -> dict[str, Any]:
+    if block.get("type") == "tool_result":
+        size = len(text_of(block.get("content")))
+        if size > LEAN_CHARS:
+            return {**block, "content": f"[{size:,} characters of output left out here; in the transcript]"}
+    if block.get("type") == "text" and block.get("text", "").startswith(RESTORED):
+        return {**block, "text": block["text"].split("\n", 1)[0]}
+    return block
+
+
+def _drop_oldest(messages: Sequence[Message], budget: int, focus: str | None) -> tuple[list, int] | None:
+    """The request without the fewest oldest groups (maybe none) that makes it fit, or None."""
+    if _tokens(with_summary_prompt(messages, focus)) <= budget:
+        return with_summary_prompt(messages, focus), 0
     # cut points: the request keeps messages[start:] where messages[start] is an assistant message
     starts = [i for i in range(2, len(messages)) if messages[i].get("role") == "assistant"]
     sizes = [message_tokens(m, METHOD) for m in messages]  # tokens of each message as it is
     last_is_user = messages[-1].get("role") == "user"  # then the prompt joins it, else it follows
     for start in starts:
         request = _request_from(messages, start, focus)
-        ends = _tokens([request[0], request[-1]]) + extra_tokens
+        ends = _tokens([request[0], request[-1]])
         middle = sum(sizes[start : len(messages) - 1] if last_is_user else sizes[start:])
         if ends + middle <= budget:
             return request, start - 1
-    raise ValueError(
-        f"the summary request does not fit {budget} tokens even with only the first message and the "
-        f"newest messages ({len(messages)} messages in all)"
-    )
+    return None
 
 
 def _request_from(messages: Sequence[Message], start: int, focus: str | None) -> list[Message]:
