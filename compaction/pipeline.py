@@ -157,7 +157,7 @@ class Compactor:
     def observe(self, messages: Sequence[Mapping[str, Any]], usage: Any) -> None:
         """Anchor the estimate on the usage the API returned for ``messages``."""
         self.counter.observe(messages, usage)
-        estimated = sum(self.counter.message_tokens(m) for m in messages)
+        estimated = self.counter.estimate(messages)
         self._overhead = max(0, self.counter.count(messages) - estimated)
 
     def counts(self) -> dict[str, int]:

@@ -170,6 +170,7 @@ class TokenCounter:
         self._cache: dict[int, tuple[Mapping, int]] = {}  # id(message) -> (message, tokens)
         self._anchor: list[Mapping] = []  # the messages of the last observed request
         self._anchor_tokens = 0
+        self._last: tuple[list[Mapping], int] = ([], 0)  # the last list estimated, and its total
 
     def message_tokens(self, message: Mapping[str, Any]) -> int:
         """Tokens of one message, from the cache when this very dict was counted before."""
@@ -192,18 +193,29 @@ class TokenCounter:
         n = len(self._anchor)
         if not n or len(messages) < n:
             return 0
-        for a, b in zip(self._anchor, messages, strict=False):
-            if a is not b and a != b:
-                return 0
-        return n
+        # list equality checks identity first, element by element, in C: cheap for unchanged dicts
+        return n if list(messages[:n]) == self._anchor else 0
+
+    def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """The counter's own estimate of the list, ignoring the anchor (a grown list pays only its tail)."""
+        last, total = self._last
+        n = len(last)
+        if n and len(messages) >= n and list(messages[:n]) == last:
+            total += sum(self.message_tokens(m) for m in messages[n:])
+        else:
+            total = sum(self.message_tokens(m) for m in messages)
+        self._last = (list(messages), total)
+        return total
 
     def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of the list: the anchor plus what was appended, or a full estimate."""
         if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
             raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
         n = self.anchored_prefix(messages)
-        tail = sum(self.message_tokens(m) for m in messages[n:])
+        tokens = self._anchor_tokens + sum(self.message_tokens(m) for m in messages[n:]) if n else None
+        if tokens is None:
+            tokens = self.estimate(messages)
         if len(self._cache) > 4 * len(messages) + 1024:  # forget messages no longer in play
-            keep = {id(m) for m in messages} | {id(m) for m in self._anchor}
+            keep = {id(m) for m in messages} | {id(m) for m in self._anchor} | {id(m) for m in self._last[0]}
             self._cache = {k: v for k, v in self._cache.items() if k in keep}
-        return (self._anchor_tokens if n else 0) + tail
+        return tokens
