@@ -249,3 +249,14 @@ def test_any_valid_session_compacts_to_a_valid_list_and_a_faithful_transcript(tm
 def test_summary_failed_is_one_exception_type_with_a_reason():
     error = SummaryFailed("the summary answer is empty")
     assert error.reason == "the summary answer is empty" and "empty" in str(error)
+
+
+def test_when_no_cut_fits_long_outputs_are_left_out_of_the_request_but_pairs_stay(tmp_path):
+    messages = build_session(
+        [Turn([Call("read_file", "     1\t" + "v" * 4000)]) for _ in range(3)], task="Go."
+    )
+    sizes = estimate_tokens(with_summary_prompt(messages[:1]), "tiktoken")
+    request, _ = fit_request(messages, sizes + 400)
+    validate(request)
+    assert "left out here; in the transcript" in str(request[-1]["content"][0]["content"])
+    assert estimate_tokens(request, "tiktoken") <= sizes + 400
