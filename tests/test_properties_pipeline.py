@@ -29,27 +29,29 @@ settings_space = st.fixed_dictionaries(
 )
 
 
-def transcribed(folder: Path) -> set[str]:
-    """Every message in every transcript under ``folder``, as JSON."""
+def transcribed(folder: Path) -> list[dict]:
+    """Every message in every transcript under ``folder``."""
     if not folder.exists():
-        return set()
-    return {to_json(m) for path in sorted(folder.iterdir()) for m in read_transcript(path)}
+        return []
+    return [m for path in sorted(folder.iterdir()) for m in read_transcript(path)]
 
 
 def assert_nothing_lost(session: list[dict], out: list[dict], store: OutputStore, transcripts: Path) -> None:
-    """Every message that left is in a transcript, or its tool results that left are in the store."""
-    kept = {to_json(m) for m in out}
+    """Every message that left is in a transcript; every tool result that left is in one or in the store."""
     saved = transcribed(transcripts)
-    out_results = {b["tool_use_id"]: b for m in out for b in tool_result_blocks(m)}
+    kept = {to_json(m) for m in out} | {to_json(m) for m in saved}
+    # tool results still in the context or in a transcript, as JSON
+    results = {to_json(b) for m in [*out, *saved] for b in tool_result_blocks(m)}
     for index, message in enumerate(session):
-        if to_json(message) in kept or to_json(message) in saved:
+        if to_json(message) in kept:
             continue
         for block in tool_result_blocks(message):
-            if out_results.get(block["tool_use_id"]) == block:
+            if to_json(block) in results:
                 continue
-            assert store.load(block["tool_use_id"]) == content_text(block["content"]), (
+            assert store.path_for(block["tool_use_id"]).exists(), (
                 f"messages[{index}]: the result {block['tool_use_id']} left the context and is not on disk"
             )
+            assert store.load(block["tool_use_id"]) == content_text(block["content"])
 
 
 def run(session: list[dict], options: dict, client=None) -> dict[str, int]:
