@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import anthropic
 import httpx
@@ -239,3 +240,58 @@ def test_the_loop_never_mutates_what_prepare_returned(workspace):
 def test_a_bad_max_turns_is_refused_by_name(workspace):
     with pytest.raises(ValueError, match="max_turns"):
         run_agent(FakeClient(), workspace=workspace, task="go", max_turns=0)
+
+
+# ------------------------------------------------------------ against the offline model
+
+
+def test_new_workspace_copies_the_practice_project(tmp_path):
+    from compaction.agent import new_workspace
+
+    folder = new_workspace(tmp_path / "ws")
+    assert folder == tmp_path / "ws"
+    assert (folder / "run_tests.py").is_file()
+    assert not list(folder.rglob("__pycache__"))
+    fresh = new_workspace()
+    try:
+        assert fresh != folder and (fresh / "run_tests.py").is_file()
+    finally:
+        shutil.rmtree(fresh)
+
+
+def test_the_offline_agent_fills_a_small_window_and_gets_the_apis_error(tmp_path):
+    from compaction.agent import new_workspace
+    from compaction.backend import connect
+
+    result = run_agent(connect(context_window=6000), workspace=new_workspace(tmp_path / "ws"), max_turns=80)
+    assert is_prompt_too_long(result.error)
+    assert isinstance(result.error, anthropic.BadRequestError)
+    last = result.turns[-1]
+    assert last.input_tokens is None and last.estimated_tokens > 6000
+    answered = [t for t in result.turns if t.input_tokens is not None]
+    assert all(t.input_tokens <= 6000 for t in answered)
+    assert [t.estimated_tokens for t in answered] == sorted(t.estimated_tokens for t in answered)
+    validate(result.messages)
+
+
+def test_sample_session_is_deterministic_valid_and_a_fresh_copy_each_time():
+    from compaction.agent import sample_session
+
+    first = sample_session(turns=12, seed=3)
+    first[0]["content"] = "mutated by a caller"
+    second = sample_session(turns=12, seed=3)
+    assert second[0]["content"] != "mutated by a caller"
+    validate(second)
+    assert json.loads(json.dumps(second)) == second
+    assert sum(1 for m in second if m["role"] == "assistant") == 12
+    text = json.dumps(second)
+    assert "/tmp" not in text and "compaction-ws-" not in text
+
+
+def test_two_fresh_runs_of_the_sample_session_are_identical():
+    from compaction.agent import _sample_json, sample_session
+
+    first = sample_session(turns=8, seed=5)
+    _sample_json.cache_clear()
+    assert sample_session(turns=8, seed=5) == first
+    assert sample_session(turns=8, seed=6) != first  # the seed changes the ids
