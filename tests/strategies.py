@@ -132,9 +132,32 @@ def sessions(draw, max_turns: int = 12, huge: bool = True) -> list[dict]:
     return build_session(plan, task=draw(nonblank), final=final)
 
 
+# prebuilt contents for long sessions: drawing them is cheap, so hundreds of turns stay fast
+LIGHT_RESULTS = (
+    "ok",
+    "x" * 130,
+    "line\n" * 400,
+    [text("part one"), text("part two")],
+    [text("a plot"), IMAGE],
+    SPICE[1] * 50,
+)
+
+
+@st.composite
+def light_turns(draw) -> Turn:
+    """A turn drawn from a few prebuilt pieces (for long sessions)."""
+    n = draw(st.integers(0, 3))
+    calls = [
+        Call(draw(st.sampled_from(TOOLS)), draw(st.sampled_from(LIGHT_RESULTS)), draw(st.booleans()))
+        for _ in range(n)
+    ]
+    note = draw(st.sampled_from([None, None, None, "Also keep the old API.", SPICE[0]]))
+    return Turn(calls=calls, say=draw(st.sampled_from([None, "Next step."])), note=note)
+
+
 def long_sessions(min_turns: int = 10, max_turns: int = 40) -> st.SearchStrategy[list[dict]]:
-    """Sessions long enough for snip to act (no huge results, so they stay fast)."""
-    return st.lists(turns(huge=False), min_size=min_turns, max_size=max_turns).flatmap(
+    """Sessions long enough for snip to act, built from prebuilt pieces so they draw fast."""
+    return st.lists(light_turns(), min_size=min_turns, max_size=max_turns).flatmap(
         lambda plan: nonblank.map(lambda task: build_session(plan, task=task))
     )
 
