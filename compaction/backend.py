@@ -14,8 +14,15 @@ import os
 
 import anthropic
 
-# the model for the real API; the offline server accepts any name
-DEFAULT_MODEL = os.environ.get("COMPACTION_MODEL") or "claude-sonnet-4-5"
+CLAUDE_MODEL = "claude-sonnet-5-5"  # a current model of the real API
+
+
+def default_model() -> str:
+    """The model to ask for: ``COMPACTION_MODEL`` when set, else ``CLAUDE_MODEL``."""
+    return os.environ.get("COMPACTION_MODEL", "").strip() or CLAUDE_MODEL
+
+
+DEFAULT_MODEL = default_model()  # fixed at import; the offline server accepts any name
 DEFAULT_WINDOW = 200_000
 BACKENDS = ("offline", "anthropic")
 OFFLINE_KEY = "offline-model-needs-no-key"  # a placeholder, deliberately not shaped like a real key
