@@ -119,6 +119,8 @@ class OutputStore:
             candidate = raw if raw.is_absolute() else self.base / raw
         if candidate.is_symlink():
             raise UnsafePath(f"refusing to read {self.display(candidate)}: it is a symlink")
+        if not candidate.exists():
+            raise StoreError(f"no stored result for {str(path_or_id)!r}")
         if candidate.resolve().parent != folder.resolve():
             raise UnsafePath(f"{str(path_or_id)!r} is not a stored result of this store")
         return candidate
