@@ -1,0 +1,180 @@
+"""The offline summarizer: nine extractive sections, filled from what the conversation really holds.
+
+A summary request is the conversation plus the course's summary prompt as the last text block.
+The answer never calls a tool; its files come from the tool calls made, its errors from the
+results that failed, and only its Current Work quotes the ``[step N]`` marker to resume from.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from functools import lru_cache
+
+from compaction.agent import new_workspace, run_agent
+from compaction.backend import connect
+from compaction.messages import (
+    assistant,
+    blocks,
+    text,
+    tool_result,
+    tool_use,
+    tool_use_blocks,
+    user,
+    validate,
+)
+from compaction.offline import plan, scenario, state
+from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
+from compaction.summarize import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT, compact_history
+from compaction.tools import TOOL_DEFINITIONS
+
+
+@lru_cache(maxsize=2)
+def session(turns: int = 40) -> tuple:
+    folder = new_workspace()
+    try:
+        result = run_agent(connect(context_window=1_000_000), workspace=folder, max_turns=turns)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tuple(result.messages)
+
+
+def request(messages) -> list:
+    return (
+        [*messages, user(SUMMARY_PROMPT)]
+        if messages[-1]["role"] == "assistant"
+        else [
+            *messages[:-1],
+            {"role": "user", "content": [*blocks(messages[-1]), text(SUMMARY_PROMPT)]},
+        ]
+    )
+
+
+def section(answer: str, name: str) -> str:
+    return previous_sections(answer)[name] and "\n".join(previous_sections(answer)[name])
+
+
+def test_a_summary_request_is_recognised_by_the_no_tools_head_in_the_last_block():
+    messages = list(session())
+    assert is_summary_request(request(messages))
+    assert not is_summary_request(messages)
+    prompt_first = {"role": "user", "content": [text(SUMMARY_PROMPT), *blocks(messages[-1])]}
+    assert not is_summary_request([*messages[:-1], prompt_first])
+    assert not is_summary_request([user("hi"), assistant(NO_TOOLS_HEAD)])
+
+
+def test_through_the_sdk_the_answer_is_text_only_and_ends_the_turn():
+    response = connect().messages.create(
+        model="m", max_tokens=4000, messages=request(list(session())), tools=TOOL_DEFINITIONS
+    )
+    assert response.stop_reason == "end_turn"
+    assert [b.type for b in response.content] == ["text"]
+
+
+def test_the_answer_is_an_analysis_then_the_nine_sections_in_order():
+    answer = summarize(request(list(session())))
+    assert answer.startswith("<analysis>") and answer.index("</analysis>") < answer.index("<summary>")
+    assert answer.rstrip().endswith("</summary>")
+    headers = re.findall(r"^(\d)\. (.+):$", answer, re.MULTILINE)
+    headers = [h for h in headers if h[1] in SECTIONS]
+    assert headers == [(str(i), name) for i, name in enumerate(SECTIONS, 1)]
+
+
+def test_the_primary_request_is_the_first_user_message():
+    answer = summarize(request(list(session())))
+    assert section(answer, "Primary Request and Intent") == scenario.TASK
+
+
+def test_files_are_exactly_the_paths_of_the_file_tool_calls_made():
+    messages = list(session())
+    used = {
+        b["input"]["path"]
+        for m in messages
+        for b in tool_use_blocks(m)
+        if b["name"] in ("read_file", "edit_file", "write_file")
+    }
+    listed = set(
+        re.findall(r"^- (\S+):$", section(summarize(request(messages)), "Files and Code Sections"), re.M)
+    )
+    assert listed == used
+    assert "textstats/counts.py" in used
+
+
+def test_edits_are_shown_with_what_they_changed():
+    files = section(summarize(request(list(session()))), "Files and Code Sections")
+    assert "edited: `key=lambda pair: -pair[1])` -> `key=lambda pair: (-pair[1], pair[0]))`" in files
+
+
+def test_errors_name_the_failing_tests_and_the_edits_that_followed():
+    errors = section(summarize(request(list(session()))), "Errors and Fixes")
+    assert "tests/test_counts.py::test_top_words_breaks_ties_alphabetically" in errors
+    assert "then edited textstats/counts.py" in errors
+    assert "0 failed after the fixes" in errors
+
+
+def test_a_failed_tool_call_is_an_error_with_its_message():
+    messages = [user("look"), assistant(tool_use("toolu_x", "read_file", {"path": "nope.py"}))]
+    messages.append(user(tool_result("toolu_x", "Error: nope.py: no such file", is_error=True)))
+    errors = section(summarize(request(messages)), "Errors and Fixes")
+    assert "read_file nope.py failed: Error: nope.py: no such file" in errors
+
+
+def test_every_user_message_is_quoted_and_harness_notes_are_not():
+    messages = [
+        user("First, do this."),
+        assistant("ok [step 1]"),
+        user("[snip] 10 messages removed"),
+        assistant("ok"),
+    ]
+    messages += [user("Second: and that too.")]
+    quoted = section(summarize(request(messages)), "All User Messages")
+    assert quoted.splitlines() == ["- First, do this.", "- Second: and that too."]
+
+
+def test_current_work_alone_quotes_the_last_marker():
+    messages = list(session())
+    answer = summarize(request(messages))
+    last = state.marker(*state.last_marker(messages))
+    assert last in section(answer, "Current Work")
+    assert [m.group(0) for m in state.MARKER_RE.finditer(answer)] == [last]
+
+
+def test_pending_tasks_are_the_work_items_not_yet_done():
+    pending = section(summarize(request(list(session()))), "Pending Tasks")
+    assert "- Review textstats/cli.py" in pending and "- Final check" in pending
+    assert "Explore the project" not in pending and "Fix the failing tests: top_words" not in pending
+
+
+def test_the_next_step_follows_the_current_work():
+    messages = list(session())
+    step = state.last_marker(messages)[0] + 1
+    nxt = section(summarize(request(messages)), "Optional Next Step")
+    assert nxt == f"- step {step}: {plan.PLAN[step - 1].say}"
+
+
+def test_the_same_conversation_gives_the_same_summary():
+    messages = request(list(session()))
+    assert summarize(messages) == summarize(list(messages))
+
+
+def test_a_previous_summary_is_carried_into_the_next_one():
+    first = summarize(request(list(session())))
+    content, _ = scenario.respond("textstats", [user(first)], tools=TOOL_DEFINITIONS)
+    later = [user(first), {"role": "assistant", "content": content}]
+    later.append(user(*[tool_result(b["id"], "ok") for b in content if b["type"] == "tool_use"]))
+    second = summarize(request(later))
+    assert section(second, "Primary Request and Intent") == scenario.TASK
+    assert "textstats/counts.py" in section(second, "Files and Code Sections")
+    assert "test_top_words_breaks_ties_alphabetically" in section(second, "Errors and Fixes")
+    assert section(second, "All User Messages") == section(first, "All User Messages")
+    assert state.marker(*state.last_marker(later)) in section(second, "Current Work")
+
+
+def test_compact_history_with_the_offline_model_lets_the_agent_carry_on(tmp_path):
+    messages = list(session())
+    step = state.last_marker(messages)[0]
+    compacted = compact_history(messages, client=connect(), transcript_dir=tmp_path)
+    validate(compacted)
+    assert len(compacted) == 1 and f"[step {step}]" in blocks(compacted[0])[0]["text"]
+    content, stop = scenario.respond("textstats", compacted, tools=TOOL_DEFINITIONS)
+    assert stop == "tool_use" and re.search(rf"\[step {step + 1}( re-read)?\]", content[0]["text"])
