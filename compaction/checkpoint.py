@@ -116,7 +116,8 @@ def _last_failures(messages: Sequence[Message]) -> list[tuple[str, str]]:
     return failures(results.get(runs[-1], "")) if runs else []
 
 
-def _files_modified(messages: Sequence[Message]) -> list[str]:
+def files_modified(messages: Sequence[Message]) -> list[str]:
+    """Each file the agent wrote or edited, in order, with the lines its edits changed."""
     changed: dict[str, list[str]] = {}  # path -> what happened to it, in order
     for i, message in enumerate(messages):
         for use in tool_use_blocks(message):
@@ -150,9 +151,7 @@ def build_checkpoint(messages: Sequence[Message], *, turn: int | None = None) ->
         in_progress.append(f"Current work: {said[-1][:300]}")
     decisions = [statement(m) for m in messages if m.get("role") == "assistant"]
     decisions = list(dict.fromkeys(d[:240] for d in decisions if REASON.search(d)))
-    return Checkpoint(
-        turn, _one_line(task)[:500], completed, in_progress, decisions, _files_modified(messages)
-    )
+    return Checkpoint(turn, _one_line(task), completed, in_progress, decisions, files_modified(messages))
 
 
 def resume_messages(checkpoint: Checkpoint, task: str) -> list[Message]:

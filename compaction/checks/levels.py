@@ -1,15 +1,20 @@
-"""Checks for chapter 09 (compression levels): condensers, phase detection, checkpoints.
+"""Checks for chapter 09 (compression levels): a grep condenser, phase ends, files modified.
 
 Sample outputs here are generated from a seed (the same text every run) in the four formats the
 condensers know: a grep, a pytest run, an application log and a listing, each 500 lines or more.
-The checks compare a learner's function with the package's on them and on the course session.
-Deliberately left out: the signals of ``compaction.signals``, which the chapter shows but does not
-ask the learner to rebuild.
+``fix_session`` is a scripted session on the practice project with real tool outputs. The checks
+compare a learner's function with the package's on these and on the course sessions, and add
+targeted cases that known-wrong answers fail. Deliberately left out: the signals of
+``compaction.signals``, which the chapter shows but does not ask the learner to rebuild.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import lru_cache
+
+from compaction.checks import CheckReport, run_cases
 
 _PACKAGES = ("auth", "billing", "api", "storage", "jobs", "utils")
 _WORDS = ("token", "user", "config", "session", "request", "cache", "retry", "limit")
@@ -170,3 +175,156 @@ def fix_session(workspace=None) -> list[dict]:
         messages.append({"role": "user", "content": [sandbox.run(use)]})
     messages.append({"role": "assistant", "content": "All tests pass now."})
     return messages
+
+
+# ---------------------------------------------------------------- the checks
+
+
+@lru_cache(maxsize=1)
+def _fix_session_json() -> str:
+    import json
+
+    return json.dumps(fix_session())
+
+
+def level_sessions() -> list[list[dict]]:
+    """The sessions the checks run on: the scripted fix session and the course's sample session."""
+    import json
+
+    sessions = [json.loads(_fix_session_json())]
+    try:
+        from compaction.agent import sample_session
+
+        sessions.append(sample_session())
+    except ImportError:  # the offline agent is not installed: the scripted session alone
+        pass
+    return sessions
+
+
+def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
+    """A grep condenser: the package's totals line, every path and line kept, 80% fewer tokens."""
+    from compaction.condense import condense_grep as reference
+    from compaction.condense import missing_references
+    from compaction.tokens import count_text
+
+    def keeps_everything(seed: int, lines: int) -> Callable[[], None]:
+        def case() -> None:
+            output = sample_grep(lines, seed=seed)
+            got = condense_grep(output)
+            assert isinstance(got, str), f"returned {type(got).__name__}, not a string"
+            lost = missing_references(output, got)
+            assert not lost, f"{len(lost)} locations lost, first {lost[:3]}"
+
+        return case
+
+    def totals() -> None:
+        output = sample_grep(seed=3)
+        first = condense_grep(output).splitlines()[0]
+        assert first == reference(output).splitlines()[0], f"first line {first!r} is not the totals"
+
+    def shorter() -> None:
+        output = sample_grep()
+        before, after = count_text(output, "tiktoken"), count_text(condense_grep(output), "tiktoken")
+        assert after <= 0.2 * before, f"{before} tokens became {after}: less than an 80% cut"
+
+    def one_match() -> None:
+        got = condense_grep("src/app.py:7:token = 1")
+        assert "src/app.py" in got and "7" in got, f"the one match is gone: {got!r}"
+
+    return run_cases(
+        "condense_grep",
+        [
+            ("keeps every path and line of a 2,000-line grep", keeps_everything(0, 2000)),
+            ("keeps every path and line of another grep", keeps_everything(1, 700)),
+            ("starts with the totals line of the package", totals),
+            ("cuts tokens by at least 80%", shorter),
+            ("keeps a single match", one_match),
+        ],
+    )
+
+
+def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
+    """Where finished phases end: identical to the package's on every session of the course."""
+    from compaction.phases import detect_phases
+
+    def reference(messages: list) -> list[tuple[int, str]]:
+        return [(p.end, p.reason) for p in detect_phases(messages) if p.reason != "open"]
+
+    def same_on(k: int) -> Callable[[], None]:
+        def case() -> None:
+            sessions = level_sessions()
+            if k >= len(sessions):
+                return
+            got, want = phase_ends(sessions[k]), reference(sessions[k])
+            assert list(got) == want, f"got {list(got)[:4]}..., expected {want[:4]}..."
+
+        return case
+
+    def research_then_edit() -> None:
+        messages = _tiny([("read_file", {"path": "a.py"}), ("bash", {"command": "grep -rn x ."}), _EDIT_A])
+        assert list(phase_ends(messages)) == [(5, "first edit after research")], phase_ends(messages)
+
+    def only_reads() -> None:
+        messages = _tiny([("read_file", {"path": f"m{k}.py"}) for k in range(5)])
+        assert list(phase_ends(messages)) == [], "a session that only reads has no finished phase"
+
+    return run_cases(
+        "phase_ends",
+        [
+            ("identical on the scripted fix session", same_on(0)),
+            ("identical on the course's sample session", same_on(1)),
+            ("the first edit after two reads ends research", research_then_edit),
+            ("a session that only reads has nothing finished", only_reads),
+        ],
+    )
+
+
+_EDIT_A = ("edit_file", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"})
+
+
+def _tiny(calls: list[tuple[str, dict]], results: dict[int, str] | None = None) -> list[dict]:
+    """A session with one tool call per turn; results default to a numbered line of the file."""
+    messages = [{"role": "user", "content": "Fix it."}]
+    for k, (name, args) in enumerate(calls):
+        use = {"type": "tool_use", "id": f"toolu_t{k}", "name": name, "input": args}
+        out = (results or {}).get(k, "     1\tx = 1")
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"Step {k}."}, use]})
+        messages.append(
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": out}]}
+        )
+    return messages
+
+
+def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
+    """The Files Modified section: identical to the package's on every session of the course."""
+    from compaction.checkpoint import files_modified as reference
+
+    def same_on(k: int) -> Callable[[], None]:
+        def case() -> None:
+            sessions = level_sessions()
+            if k >= len(sessions):
+                return
+            got, want = files_modified(sessions[k]), reference(sessions[k])
+            assert list(got) == want, f"got {list(got)}, expected {want}"
+
+        return case
+
+    def every_file() -> None:
+        edit_b = ("edit_file", {"path": "b.py", "old_text": "x = 1", "new_text": "x = 3"})
+        messages = _tiny([("read_file", {"path": "a.py"}), _EDIT_A, ("read_file", {"path": "b.py"}), edit_b])
+        got = list(files_modified(messages))
+        assert got == ["a.py (line 1)", "b.py (line 1)"], f"got {got}"
+
+    def written() -> None:
+        messages = _tiny([("write_file", {"path": "notes.md", "content": "# Notes"})], {0: "wrote 1 lines"})
+        assert list(files_modified(messages)) == ["notes.md (written)"], files_modified(messages)
+
+    return run_cases(
+        "files_modified",
+        [
+            ("identical on the scripted fix session", same_on(0)),
+            ("identical on the course's sample session", same_on(1)),
+            ("lists every edited file with its line", every_file),
+            ("lists a file created with write_file", written),
+        ],
+    )

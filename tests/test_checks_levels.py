@@ -1,0 +1,126 @@
+"""The chapter 09 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from compaction.checkpoint import files_modified
+from compaction.checks import levels as checks
+from compaction.condense import condense_grep
+from compaction.messages import tool_use_blocks
+from compaction.phases import action_of, detect_phases, edited_line, steps
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+def phase_ends(messages):
+    """The package's answer, as the exercise asks for it."""
+    return [(p.end, p.reason) for p in detect_phases(messages) if p.reason != "open"]
+
+
+# ------------------------------------------------------------ known-wrong answers
+
+
+def grep_without_line_numbers(output):
+    """Wrong: files and match counts, but the line numbers are dropped."""
+    per_file = Counter(line.split(":", 1)[0] for line in output.splitlines() if ":" in line)
+    head = f"Search results: {sum(per_file.values())} matches in {len(per_file)} files."
+    return "\n".join([head] + [f"{p} ({n} matches)" for p, n in sorted(per_file.items())])
+
+
+def grep_head_only(output):
+    """Wrong: the first 40 lines and a count: everything after is lost."""
+    lines = output.splitlines()
+    return "\n".join(lines[:40] + [f"... {len(lines) - 40} more lines"])
+
+
+def grep_unchanged(output):
+    """Wrong: keeps everything, so nothing is saved."""
+    return output
+
+
+def phases_never_fire(messages):
+    """Wrong: a detector that never ends a phase."""
+    return []
+
+
+def phases_at_every_edit(messages):
+    """Wrong: every edit ends a phase, and green test runs are ignored."""
+    return [(s.index, "first edit after research") for s in steps(messages) if s.kind == "edit"]
+
+
+def phases_without_green(messages):
+    """Wrong: the package's answer minus the phases that end when tests turn green."""
+    return [(end, why) for end, why in phase_ends(messages) if why != "tests turned green"]
+
+
+def files_last_only(messages):
+    """Wrong: only the newest edited file survives: a checkpoint that loses files."""
+    return files_modified(messages)[-1:]
+
+
+def files_without_writes(messages):
+    """Wrong: write_file calls are not seen."""
+    return [f for f in files_modified(messages) if not f.endswith("(written)")]
+
+
+def files_without_lines(messages):
+    """Wrong: paths without the lines their edits changed."""
+    out = []
+    for message in messages:
+        for use in tool_use_blocks(message):
+            kind, path = action_of(use["name"], use["input"])
+            if kind == "edit" and path and path not in out:
+                out.append(path)
+    return out
+
+
+CASES = [
+    (checks.check_condense_grep, condense_grep, [grep_without_line_numbers, grep_head_only, grep_unchanged]),
+    (checks.check_phase_ends, phase_ends, [phases_never_fire, phases_at_every_edit, phases_without_green]),
+    (
+        checks.check_files_modified,
+        files_modified,
+        [files_last_only, files_without_writes, files_without_lines],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "answer", "wrong"), CASES, ids=lambda x: getattr(x, "__name__", ""))
+def test_the_packages_answer_passes(check, answer, wrong):
+    report = check(answer)
+    assert report.passed, str(report)
+
+
+@pytest.mark.parametrize(("check", "answer", "wrong"), CASES, ids=lambda x: getattr(x, "__name__", ""))
+def test_an_untouched_stub_fails_every_case(check, answer, wrong):
+    report = check(stub)
+    assert not report.passed
+    assert all(r.detail == "not implemented yet" for r in report.results)
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong"),
+    [(check, w) for check, _, wrongs in CASES for w in wrongs],
+    ids=lambda x: getattr(x, "__name__", ""),
+)
+def test_each_known_wrong_answer_is_rejected(check, wrong):
+    report = check(wrong)
+    assert not report.passed, f"{wrong.__name__} passed: {wrong.__doc__}"
+
+
+def test_the_sample_outputs_are_large_and_the_same_every_time():
+    for kind, (command, output) in checks.sample_outputs().items():
+        assert output.count("\n") >= 499, kind
+        assert checks.sample_outputs()[kind] == (command, output)
+    assert len(re.findall(r"^\S+:\d+:", checks.sample_grep(), re.M)) == 2000
+
+
+def test_edited_line_reads_the_number_from_the_newest_read_of_that_file():
+    session = checks.fix_session()
+    assert edited_line(session, "textstats/ngrams.py", "range(len(tokens) - n)]") == 14
