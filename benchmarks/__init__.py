@@ -1,0 +1,1 @@
+"""Figures for the course: pipeline overhead, token counters, strategies, the course itself."""

@@ -1,0 +1,64 @@
+"""The course itself: each notebook's execution time, and the whole strict nbval run.
+
+Notebooks run with nbclient in their own folder, as nbval runs them; the nbval run is the same
+command ``make test`` uses, timed from outside. Quick mode times the first two chapters only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from compaction.course import run_notebook
+
+from .tables import table
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL_NOTEBOOK_S = 30.0
+GOAL_NBVAL_S = 180.0
+
+
+def notebooks() -> list[Path]:
+    """Every chapter and solution notebook, in course order."""
+    return sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("solutions/*.ipynb"))
+
+
+def time_notebook(path: Path) -> float:
+    """Seconds to execute one notebook from a fresh kernel."""
+    start = time.perf_counter()
+    run_notebook(path)
+    return time.perf_counter() - start
+
+
+def time_nbval(paths: list[Path]) -> tuple[float, int]:
+    """Seconds for the strict nbval run over ``paths``, and its exit code."""
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval"]
+    cmd += ["--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), *map(str, paths)]
+    start = time.perf_counter()
+    code = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False).returncode
+    return time.perf_counter() - start, code
+
+
+def run(quick: bool = False) -> str:
+    """The table: seconds per notebook against the 30 s goal, then the whole nbval run."""
+    paths = notebooks()
+    timed = [p for p in paths if p.parent.name == "notebooks"][:2] if quick else paths
+    rows = []
+    for path in timed:
+        seconds = time_notebook(path)
+        rows.append(
+            [f"{path.parent.name}/{path.name}", seconds, "ok" if seconds < GOAL_NOTEBOOK_S else "SLOW"]
+        )
+    if quick:
+        rows.append([f"strict nbval over {len(paths)} notebooks", "-", "not run with --quick"])
+    else:
+        seconds, code = time_nbval(paths)
+        verdict = ("ok" if seconds < GOAL_NBVAL_S else "SLOW") + ("" if code == 0 else f", exit {code}")
+        rows.append([f"strict nbval over {len(paths)} notebooks", seconds, verdict])
+    return table(
+        f"d. the course (seconds; goals: {GOAL_NOTEBOOK_S:.0f} s a notebook, {GOAL_NBVAL_S:.0f} s for nbval)",
+        ["notebook", "seconds", "verdict"],
+        rows,
+    )
