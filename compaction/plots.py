@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -34,8 +35,8 @@ def token_timeline(
 ) -> Figure:
     """Plot tokens per turn (estimated and API input) with the window and compaction events."""
     if ax is None:
-        fig = Figure(figsize=(8, 3.6), layout="constrained")
-        ax = fig.add_subplot()
+        fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+        plt.close(fig)  # shown once, as the returned value, not again by pyplot at the cell's end
     fig = ax.figure
     index = [_get(t, "index") for t in turns]
     if any(i is None for i in index):
@@ -61,7 +62,7 @@ def token_timeline(
     ax.set_ylabel("tokens")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # outside the data
     return fig
 
 
