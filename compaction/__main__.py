@@ -14,7 +14,6 @@ import importlib
 import importlib.util
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -84,7 +83,7 @@ def demo(
 ) -> int:
     """Run the agent with no compaction until the API refuses the prompt; 0 when it did."""
     from compaction.agent import is_prompt_too_long, new_workspace, run_agent
-    from compaction.backend import BackendError, connect
+    from compaction.backend import BackendError, backend_name, connect
 
     console = console or Console(highlight=False)
     try:
@@ -92,8 +91,14 @@ def demo(
     except BackendError as exc:
         console.print(Text(f"error: {exc}", style="red"), soft_wrap=True)
         return 2
-    folder = new_workspace(workdir) if workdir else new_workspace(tempfile.mkdtemp(prefix="compaction-demo-"))
-    console.print(f"Agent running with no compaction in a {window:,}-token window, at most {turns} turns.")
+    real = backend_name(backend) == "anthropic"
+    folder = new_workspace(workdir)  # a temporary folder when workdir is None
+    where = (
+        "against the real API (the model's own window)"
+        if real
+        else f"offline in a window of {window:,} tokens"
+    )
+    console.print(f"Agent running {where} with no compaction, at most {turns} turns.")
     columns = (TextColumn("turn"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.description}"))
     try:
         with Progress(*columns, console=console, transient=True) as progress:
@@ -108,7 +113,7 @@ def demo(
     finally:
         if workdir is None:
             shutil.rmtree(folder, ignore_errors=True)
-    console.print(turn_table(result.turns, window))
+    console.print(turn_table(result.turns, None if real else window))
     if workdir is not None:
         console.print(f"Workspace kept in {workdir}")
     if result.error is not None:
@@ -124,9 +129,9 @@ def demo(
     return 1
 
 
-def turn_table(turns: list, window: int) -> Table:
+def turn_table(turns: list, window: int | None = None) -> Table:
     """One row per model call: turn, messages sent, estimated tokens, API input tokens, tools called."""
-    table = Table(title=f"Tokens per turn (window {window:,})")
+    table = Table(title="Tokens per turn" + (f" (window {window:,})" if window else ""))
     for name in ("turn", "messages", "estimated tokens", "API input tokens"):
         table.add_column(name, justify="right")
     table.add_column("tools called")

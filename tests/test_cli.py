@@ -145,3 +145,11 @@ def test_the_anthropic_backend_without_a_key_fails_naming_the_variable():
     )
     assert done.returncode != 0
     assert "ANTHROPIC_API_KEY" in done.stdout + done.stderr
+
+
+def test_the_console_script_is_installed_beside_python():
+    script = Path(sys.executable).parent / "compaction"
+    if not script.exists():
+        pytest.skip("the package is not installed with its console script in this environment")
+    done = subprocess.run([str(script), "demo", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--workdir" in done.stdout
