@@ -1,0 +1,83 @@
+"""Real sessions by other projects keep the strict form through every cheap layer, at every turn."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from compaction.budget import tool_result_budget
+from compaction.importers import from_claude_code, from_swe_agent
+from compaction.messages import tool_result_blocks, validate
+from compaction.micro import cleared_count, micro_compact
+from compaction.snip import snip_compact
+from compaction.store import OutputStore, content_text
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
+
+
+def real_sessions():
+    """(name, messages) for every session file in the shared data."""
+    if not DATA.is_dir():
+        return []
+    found = [
+        (p.name, from_claude_code(p)) for p in sorted((DATA / "claude-code-transcripts").glob("*.jsonl"))
+    ]
+    found += [(p.name, from_swe_agent(p)) for p in sorted((DATA / "swe-agent-trajectories").glob("*.traj"))]
+    return found
+
+
+SESSIONS = real_sessions()
+IDS = [name for name, _ in SESSIONS]
+
+
+def prefixes(messages):
+    """Every prefix that ends on a user message: what a harness holds before a model call."""
+    return [messages[: i + 1] for i, m in enumerate(messages) if m["role"] == "user"]
+
+
+@pytest.mark.parametrize(("name", "session"), SESSIONS, ids=IDS)
+def test_budget_keeps_every_turn_valid_and_every_persisted_byte(name, session, tmp_path):
+    store = OutputStore(tmp_path)
+    for prefix in prefixes(session):
+        before = copy.deepcopy(prefix)
+        events = []
+        out = tool_result_budget(
+            prefix, max_chars=500, store=store, preview_chars=200, on_event=events.append
+        )
+        validate(out)
+        assert prefix == before
+        originals = {b["tool_use_id"]: b["content"] for b in tool_result_blocks(prefix[-1])}
+        for event in events:
+            assert store.load(event["path"]) == content_text(originals[event["tool_use_id"]])
+
+
+@pytest.mark.parametrize(("name", "session"), SESSIONS, ids=IDS)
+@pytest.mark.parametrize(("max_messages", "keep_head"), [(4, 1), (6, 3), (10, 2), (50, 3)])
+def test_snip_keeps_every_turn_valid(name, session, max_messages, keep_head):
+    for prefix in prefixes(session):
+        out = snip_compact(prefix, max_messages=max_messages, keep_head=keep_head)
+        validate(out)
+        assert out == prefix if len(prefix) <= max_messages else len(out) <= max_messages
+
+
+@pytest.mark.parametrize(("name", "session"), SESSIONS, ids=IDS)
+@pytest.mark.parametrize("keep_recent", [0, 1, 3])
+def test_micro_keeps_every_turn_valid(name, session, keep_recent):
+    for prefix in prefixes(session):
+        validate(micro_compact(prefix, keep_recent=keep_recent))
+
+
+@pytest.mark.parametrize(("name", "session"), SESSIONS, ids=IDS)
+def test_the_three_layers_in_order_keep_a_growing_session_valid(name, session, tmp_path):
+    store, cleared = OutputStore(tmp_path), 0
+    for prefix in prefixes(session):
+        out = tool_result_budget(prefix, max_chars=2_000, store=store)
+        out = snip_compact(out, max_messages=8, keep_head=3)
+        out = micro_compact(out, keep_recent=2)
+        validate(out)
+        cleared = max(cleared, cleared_count(out))
+    if sum(len(tool_result_blocks(m)) for m in session) > 6:
+        assert cleared > 0
