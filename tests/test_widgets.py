@@ -61,6 +61,8 @@ def test_a_row_counts_the_tokens_of_its_message():
         ("[Earlier tool result cleared: read_file a.py]", True),
         ("<persisted-output>\nsaved to tool-results/x.txt\n</persisted-output>", True),
         ("ordinary output mentioning [snipped later", False),
+        ("[Old tool result cleared: read_file of a.py. Read the file again if you need its output.]", True),
+        ("[snip] 12 earlier messages were removed from the middle of this conversation.", True),
     ],
 )
 def test_placeholders_and_persisted_markers_are_recognised(content, expected):
@@ -226,3 +228,33 @@ def test_the_stepper_shows_each_pass_against_the_list_before_it():
 def test_malformed_steps_are_a_clear_error(bad):
     with pytest.raises(ValueError, match="steps"):
         PipelineStepper(bad)
+
+
+def test_a_first_step_named_input_is_the_list_before_the_first_pass():
+    raw, passes = steps()
+    stepper = PipelineStepper([("input", raw), *passes[1:]])
+    assert len(stepper.steps) == 2
+    assert (
+        stepper.label()
+        == f"pass 1/2: snip, tokens {estimate_tokens(raw):,} -> {estimate_tokens(passes[1][1]):,}"
+    )
+    assert stepper.view().before.title == "input"
+
+
+def test_the_widgets_show_what_the_real_layers_did():
+    from compaction.micro import micro_compact
+    from compaction.snip import snip_compact
+
+    raw = session(12)
+    micro = micro_compact(raw, keep_recent=3, min_chars=10)
+    view = BeforeAfter(raw, micro)
+    replaced = sum(a != b for a, b in zip(raw, micro, strict=True))
+    assert replaced > 0 and view.change.startswith(
+        f"kept {len(raw) - replaced}, replaced {replaced}, dropped 0"
+    )
+    assert view.after._repr_html_().count("compaction-placeholder") == replaced
+    snipped = snip_compact(micro, max_messages=10, keep_head=3)
+    stepper = PipelineStepper([("input", raw), ("micro", micro), ("snip", snipped)])
+    stepper.next()
+    assert stepper.label().startswith("pass 2/2: snip,")
+    assert len(stepper.view().after.rows) == len(snipped) < len(micro)

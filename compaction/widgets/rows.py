@@ -8,15 +8,20 @@ or micro placeholder or a persisted-output marker. Deliberately left out: whole 
 from __future__ import annotations
 
 import html
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from compaction.messages import blocks, text_of, to_json, tool_names
 from compaction.tokens import message_tokens
 
-PLACEHOLDER_PREFIXES = ("[snipped", "[Earlier tool result")
+PLACEHOLDER_PREFIXES = ("[snipped", "[Earlier tool result")  # generic forms, besides the layers' own
 PERSISTED_MARKER = "<persisted-output>"
+# module -> the constant its placeholders start with
+LAYER_HEADS = {"compaction.snip": "SNIP_HEAD", "compaction.micro": "CLEARED_HEAD"}
 ROLE_COLORS = {"user": "#0969da", "assistant": "#8250df"}
+CLIP = "overflow:hidden;text-overflow:ellipsis"  # a cell that cuts long text with "…"
 ROW_STYLE = "display:flex;gap:8px;align-items:center;font:12px monospace;padding:1px 4px;white-space:nowrap"
 
 
@@ -44,9 +49,22 @@ def _texts(message: dict) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def placeholder_heads() -> tuple[str, ...]:
+    """How placeholders start: the generic forms plus the snip and micro layers' own heads."""
+    heads = list(PLACEHOLDER_PREFIXES)
+    for module, name in LAYER_HEADS.items():
+        try:
+            heads.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):  # a layer not built: its placeholders look ordinary
+            continue
+    return tuple(heads)
+
+
 def is_placeholder(message: dict) -> bool:
     """True when a message holds a snip or micro placeholder or a persisted-output marker."""
-    return any(t.startswith(PLACEHOLDER_PREFIXES) or PERSISTED_MARKER in t for t in _texts(message))
+    heads = placeholder_heads()
+    return any(t.startswith(heads) or PERSISTED_MARKER in t for t in _texts(message))
 
 
 def block_kinds(message: dict, names: dict[str, str] | None = None) -> str:
@@ -102,6 +120,7 @@ def row_html(row: Row, scale: int) -> str:
         f"<span style='width:128px'><span class='compaction-bar' style='display:inline-block;height:9px;"
         f"width:{width}px;background:{color}'></span></span>"
         f"<span style='width:5em;text-align:right'>{row.tokens:,}</span>"
-        f"<span style='width:16em;overflow:hidden'>{html.escape(row.kinds)}</span>"
-        f"<span style='color:#57606a;overflow:hidden'>{html.escape(row.preview)}</span></div>"
+        f"<span style='width:16em;{CLIP}'>{html.escape(row.kinds)}</span>"
+        f"<span style='color:#57606a;{CLIP}'>{html.escape(row.preview)}</span>"
+        "</div>"
     )

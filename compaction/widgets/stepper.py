@@ -1,7 +1,8 @@
 """PipelineStepper: step through the passes of one prepare() call, each beside the list before it.
 
-``steps`` is a list of ``(pass_name, messages_after)``; ``before`` is the list the first pass got
-(without it, the first pass is shown against itself). Deliberately left out: running the passes;
+``steps`` is a list of ``(pass_name, messages_after)``; ``before`` is the list the first pass got.
+A first step named ``"input"`` (as ``Compactor.steps`` returns it) is taken as ``before``; with
+neither, the first pass is shown against itself. Deliberately left out: running the passes;
 the stepper only shows lists that were already computed.
 """
 
@@ -26,6 +27,8 @@ class PipelineStepper:
             if not (isinstance(step, Sequence) and len(step) == 2 and isinstance(step[0], str)):
                 raise ValueError(f"steps[{k}] must be a (pass_name, messages_after) pair")
         self.steps = [(name, list(msgs)) for name, msgs in steps]
+        if before is None and len(self.steps) > 1 and self.steps[0][0] == "input":
+            before = self.steps.pop(0)[1]
         self.inputs = [list(before) if before is not None else self.steps[0][1]]
         self.inputs += [msgs for _, msgs in self.steps[:-1]]  # the list each pass started from
         self.tokens = [
