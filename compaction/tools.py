@@ -119,6 +119,8 @@ class Workspace:
             output, failed = f"Error: {exc}", True
         except OSError as exc:
             output, failed = f"Error: {exc.strerror or type(exc).__name__}", True
+        except Exception as exc:  # noqa: BLE001 - a tool never raises into the loop
+            output, failed = f"Error: {name} failed: {type(exc).__name__}: {exc}", True
         return tool_result(use_id, self.hide_root(output) or "(no output)", is_error=failed)
 
     # ------------------------------------------------------------ the tools
@@ -135,6 +137,8 @@ class Workspace:
     def read_file(self, path: str, offset: int = 1, limit: int | None = None) -> tuple[str, bool]:
         """The file's lines numbered like ``cat -n``, from line ``offset``, at most ``limit`` lines."""
         target = self.path(path)
+        if target.is_dir():
+            raise ToolError(f"{path}: is a folder; use glob to list it")
         if not target.is_file():
             raise ToolError(f"{path}: no such file")
         lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -168,6 +172,8 @@ class Workspace:
 
     def glob(self, pattern: str) -> tuple[str, bool]:
         """The files matching ``pattern`` under the root, as sorted relative paths."""
+        if not pattern.strip() or pattern.strip() == ".":
+            raise ToolError("glob: pattern must name files, e.g. '**/*.py'")
         if os.path.isabs(pattern) or ".." in Path(pattern).parts:
             raise ToolError(f"{pattern}: patterns must stay inside the workspace")
         found = sorted(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compaction.messages import tool_use
 from compaction.shell import OUTPUT_CAP, cap_output
@@ -161,6 +163,10 @@ def test_a_path_inside_that_uses_dotdot_is_fine(ws):
         ("read_file", {"path": "README.md", "offset": 0}, "'offset' must be a positive integer"),
         ("bash", {"command": "true", "cwd": "/"}, "unknown parameter(s) cwd"),
         ("read_file", {"path": "missing.txt"}, "missing.txt: no such file"),
+        ("read_file", {"path": "src"}, "src: is a folder"),
+        ("read_file", {"path": "a\x00b"}, "read_file failed: ValueError"),
+        ("glob", {"pattern": ""}, "pattern must name files"),
+        ("glob", {"pattern": "."}, "pattern must name files"),
     ],
 )
 def test_a_bad_call_is_an_error_result_not_an_exception(ws, name, args, message):
@@ -217,3 +223,26 @@ def test_bash_does_not_inherit_secrets(ws, monkeypatch):
     for value in ("sk-ant-test", "ghp-test", "hush"):
         assert value not in env
     assert "LANG=C.UTF-8" in env
+
+
+# ------------------------------------------------------------ any input at all
+
+
+@given(
+    name=st.sampled_from(["read_file", "write_file", "edit_file", "glob"]),
+    path=st.text(alphabet="./a~*\x00-", max_size=12),
+)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+def test_any_path_gives_a_result_and_nothing_outside_changes(tmp_path, name, path):
+    root = tmp_path / "root" / "ws"
+    root.mkdir(parents=True, exist_ok=True)
+    before = sorted(p.name for p in (tmp_path / "root").iterdir())
+    args = {
+        "read_file": {"path": path},
+        "write_file": {"path": path, "content": "x"},
+        "edit_file": {"path": path, "old_text": "x", "new_text": "y"},
+        "glob": {"pattern": path},
+    }[name]
+    result = Workspace(root).run(tool_use("toolu_1", name, args))
+    assert result["type"] == "tool_result" and isinstance(result["content"], str) and result["content"]
+    assert sorted(p.name for p in (tmp_path / "root").iterdir()) == before
