@@ -24,9 +24,9 @@ DEFAULT_SCENARIO = "textstats"
 COMPACT_RE = re.compile(r"\bcompact", re.IGNORECASE)
 
 
-def next_step(messages: list) -> tuple[int, bool]:
+def next_step(messages: list, last: tuple[int, bool] | None = None) -> tuple[int, bool]:
     """(step to play, whether its files were just re-read) from the last marker."""
-    last = state.last_marker(messages)
+    last = last or state.last_marker(messages)
     if last is None:
         return 1, False
     step, reread = last
@@ -93,16 +93,16 @@ def textstats(messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict]
     names = {t.get("name") for t in tools if isinstance(t, dict)}
     if not names:
         return [text(_talk(messages))], "end_turn"
-    taken = {b["id"] for m in messages for b in tool_use_blocks(m)}
+    taken = state.tool_use_ids(messages)
     last = state.last_marker(messages)
     if _asks_to_compact(messages, names):
-        step = next_step(messages)[0]
+        step = next_step(messages, last)[0]
         item = plan.PLAN[min(step, len(plan.PLAN)) - 1].item
         mark = f" {state.marker(*last)}" if last else ""
         say = f"Compacting the conversation as you asked, keeping the focus on: {item}.{mark}"
         call = tool_use(tool_id(seed, step, "compact", 0, messages, taken), "compact", {"focus": item})
         return [text(say), call], "tool_use"
-    step, reread = next_step(messages)
+    step, reread = next_step(messages, last)
     if step > len(plan.PLAN):
         return [text(f"{reaction(messages)}{plan.DONE} {state.marker(len(plan.PLAN) + 1)}")], "end_turn"
     current = plan.PLAN[step - 1]

@@ -14,7 +14,9 @@ the ``max_tokens`` + input check of some models.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,10 +37,10 @@ class RequestError(Exception):
 
 
 class _TokenCache:
-    """Per-message token counts keyed by the message's JSON, so a long list is counted once."""
+    """Per-message token counts keyed by the message's content, so a long list is counted once."""
 
     def __init__(self, limit: int = 50_000):
-        self._counts: dict[str, int] = {}  # message JSON -> tokens of that message alone
+        self._counts: dict[bytes, int] = {}  # digest of a message -> tokens of that message alone
         self._limit = limit
         self._lock = threading.Lock()
 
@@ -46,7 +48,7 @@ class _TokenCache:
         """The same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``."""
         total = estimate_tokens([], "tiktoken", system=system, tools=tools) if (system or tools) else 0
         for message in messages:
-            key = json.dumps(message, sort_keys=True, ensure_ascii=False)
+            key = _key(message)
             hit = self._counts.get(key)
             if hit is None:
                 hit = estimate_tokens([message], "tiktoken")
@@ -56,6 +58,11 @@ class _TokenCache:
                     self._counts[key] = hit
             total += hit
         return total
+
+
+def _key(message: Any) -> bytes:
+    """A short digest of a JSON-decoded message; equal digests mean equal messages."""
+    return hashlib.blake2b(marshal.dumps(message), digest_size=16).digest()
 
 
 def _system_text(system: Any) -> str | None:
@@ -209,9 +216,11 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the SDK reuses one connection
+        wbufsize = 1 << 16  # headers and body leave in one write, flushed after each request
 
         def setup(self) -> None:
             super().setup()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms Nagle wait
             with server._lock:
                 server._connections.add(self.connection)
                 server._workers.add(threading.current_thread())

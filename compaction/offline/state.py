@@ -16,6 +16,7 @@ from compaction.messages import blocks, text_of
 
 MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
 NUMBERED_LINE_RE = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
+RESTORED_HEAD = "[Restored after compaction: "  # compaction.restore's header
 RESTORED_RE = re.compile(r"\[Restored after compaction: ([^,\]]+),")  # compaction.restore's header
 TEST_SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
 
@@ -35,11 +36,22 @@ def own_texts(messages: list) -> Iterator[str]:
 
 def last_marker(messages: list) -> tuple[int, bool] | None:
     """The last marker in the conversation as (step, is_reread), or None before the first step."""
-    found = None
-    for text in own_texts(messages):
-        for match in MARKER_RE.finditer(text):
-            found = (int(match.group(1)), bool(match.group(2)))
-    return found
+    for message in reversed(messages):  # newest first: the answer is almost always the last turn
+        for text in reversed(list(own_texts([message]))):
+            found = MARKER_RE.findall(text)
+            if found:
+                return int(found[-1][0]), bool(found[-1][1])
+    return None
+
+
+def tool_use_ids(messages: list) -> set[str]:
+    """The ids of every tool_use block in the conversation."""
+    ids = set()
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            ids.update(b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
+    return ids
 
 
 def results_by_id(messages: list) -> dict[str, dict]:
@@ -48,22 +60,32 @@ def results_by_id(messages: list) -> dict[str, dict]:
     return {b["tool_use_id"]: b for m in messages for b in blocks(m) if b.get("type") == "tool_result"}
 
 
+def _result_in(message: dict | None, use_id: str) -> dict | None:
+    content = message.get("content") if message else None
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("tool_use_id") == use_id:
+                return block
+    return None
+
+
 def visible_texts(messages: list, path: str) -> list[str]:
     """The pieces of ``path``'s content the conversation still shows: reads, edits, writes, restores."""
-    results = results_by_id(messages)
     pieces = []
-    for message in messages:
+    for i, message in enumerate(messages):
         for block in blocks(message):
-            restored = RESTORED_RE.match(str(block.get("text", ""))) if block.get("type") == "text" else None
-            if restored and restored.group(1) == path:
-                pieces.append(NUMBERED_LINE_RE.sub("", block["text"]))
-            if block.get("type") != "tool_use":
+            kind = block.get("type")
+            if kind == "text" and block["text"].startswith(RESTORED_HEAD):
+                restored = RESTORED_RE.match(block["text"])
+                if restored and restored.group(1) == path:
+                    pieces.append(NUMBERED_LINE_RE.sub("", block["text"]))
+            if kind != "tool_use" or not isinstance(block.get("input"), dict):
                 continue
-            args = block.get("input") or {}
+            args = block["input"]
             if args.get("path") != path:
                 continue
             if block.get("name") == "read_file":
-                result = results.get(block.get("id"))
+                result = _result_in(messages[i + 1] if i + 1 < len(messages) else None, block.get("id"))
                 if result is not None and not result.get("is_error"):
                     pieces.append(NUMBERED_LINE_RE.sub("", text_of(result.get("content"))))
             elif block.get("name") == "edit_file":
