@@ -6,7 +6,9 @@ the threshold. The triggers:
 
 - budget: the tool results of the newest user message hold more than ``max_chars`` characters
   (the layer's own test; it persists the largest of them to the store).
-- snip: the list holds more than ``max_messages`` messages (the layer's own test).
+- snip: the list holds more than ``max_messages`` messages; it is then cut to ``snip_to``
+  messages (default three fifths of ``max_messages``), so it fires once every few turns instead
+  of on every turn once the list is long.
 - micro: the estimate has passed ``micro_trigger`` (a fraction) of the summary threshold, and
   clearing frees at least ``clear_at_least`` tokens. Every clearing rewrites earlier messages and
   breaks the API's prompt cache from that message on, so old results are cleared in batches, not
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compaction.messages import tool_use_blocks
 from compaction.tokens import TokenCounter
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
@@ -95,6 +98,7 @@ class Compactor:
         buffer: int | None = None,
         max_chars: int = 200_000,
         max_messages: int = 50,
+        snip_to: int | None = None,
         keep_head: int = 3,
         keep_recent: int = 3,
         min_chars: int = 120,
@@ -126,9 +130,13 @@ class Compactor:
         self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
         self.context_window = context_window
         self.threshold = summary_threshold(context_window, reserve_output, buffer)
+        snip_to = max(keep_head + 2, max_messages * 3 // 5) if snip_to is None else snip_to
+        if not keep_head < snip_to <= max_messages:
+            raise ValueError(f"snip_to ({snip_to}) must lie between keep_head ({keep_head}) and max_messages")
+        self.max_messages = max_messages
         self.layer_args = {
             "budget": {"max_chars": max_chars},
-            "snip": {"max_messages": max_messages, "keep_head": keep_head},
+            "snip": {"max_messages": snip_to, "keep_head": keep_head},
             "micro": {
                 "keep_recent": keep_recent,
                 "min_chars": min_chars,
@@ -198,6 +206,8 @@ class Compactor:
     def _cheap(self, layer: str, messages: list[dict], saved: bool) -> tuple[list[dict], bool]:
         before = self.estimate(messages)
         if layer == "micro" and before <= self.micro_trigger * self.threshold:
+            return messages, saved
+        if layer == "snip" and len(messages) <= self.max_messages:
             return messages, saved
         out = self._layer(layer)(messages, **self._args(layer))
         if out == messages:
@@ -284,6 +294,8 @@ class Compactor:
         """The manual compact (the model's ``compact`` tool): a summary now, breaker or not."""
         before = self.estimate(messages)
         out = self._summary(messages, focus, manual=True)
+        if len(messages) >= 3 and any(b.get("name") == "compact" for b in tool_use_blocks(messages[-2])):
+            out = [*out, *messages[-2:]]  # the compact call and its result: the model sees it was done
         detail = f"focus: {focus}" if focus else ""
         self._emit("compact", before, self.estimate(out), detail, turn=self.turn + 1)  # before the next call
         return out
