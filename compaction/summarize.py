@@ -21,7 +21,7 @@ from typing import Any
 from compaction.messages import Message, has_tool_use, is_tool_result_message, text, validate
 from compaction.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.summary_request import fit_request
-from compaction.tokens import count_text, message_tokens
+from compaction.tokens import estimate_tokens, message_tokens
 from compaction.transcript import TranscriptError, write_transcript
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap on a summary's length
@@ -103,7 +103,7 @@ def summarize_messages(
     """Ask the model for a summary of ``messages``: (summary text, messages left out of the request)."""
     from compaction.reactive import is_prompt_too_long
 
-    extra = count_text(system or "", "tiktoken") + (count_text(repr(tools), "tiktoken") if tools else 0)
+    extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
     budget = None if context_window is None else context_window - max_tokens
     for _ in range(MAX_PTL_RETRIES + 1):
         try:
