@@ -36,7 +36,7 @@ RULES = {
     "tool_result_in_assistant": "tool_result blocks belong in user messages",
     "malformed_tool_use": "a tool_use needs a string id, a string name and a dict input",
     "duplicate_tool_use_id": "tool_use ids must be unique in the conversation",
-    "malformed_tool_result": "a tool_result needs a string tool_use_id and string or list content",
+    "malformed_tool_result": "a tool_result needs a str tool_use_id, str or list content, a bool is_error",
     "tool_result_not_first": "tool_result blocks must come first in their user message",
     "orphan_tool_result": "a tool_result must answer a tool_use of the message just before",
     "duplicate_tool_result": "each tool_use is answered by exactly one tool_result",
@@ -341,11 +341,15 @@ def _check_user(i: int, content: list[Block], pending: list[str]) -> None:
             seen_other = True
             continue
         use_id = block.get("tool_use_id")
-        if not isinstance(use_id, str) or not isinstance(block.get("content", ""), (str, list)):
+        if (
+            not isinstance(use_id, str)
+            or not isinstance(block.get("content", ""), (str, list))
+            or not isinstance(block.get("is_error", False), bool)
+        ):
             raise InvalidConversation(
                 i,
                 "malformed_tool_result",
-                "a `tool_result` block needs a tool_use_id and string or list content",
+                "a `tool_result` block needs a tool_use_id, string or list content, and a boolean is_error",
                 block=j,
             )
         if use_id not in pending:

@@ -139,6 +139,20 @@ def test_a_result_for_only_one_of_two_tool_uses_names_the_unanswered_id():
     assert "toolu_1" not in info.value.detail
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "tool_result", "content": "x"},
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": 5},
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x", "is_error": "yes"},
+    ],
+)
+def test_a_malformed_tool_result_is_named_as_such(block):
+    with pytest.raises(InvalidConversation) as info:
+        validate([user("a"), assistant(T1), user(block)])
+    assert (info.value.index, info.value.rule, info.value.block) == (2, "malformed_tool_result", 0)
+
+
 def test_the_violating_block_is_named_when_there_is_one():
     with pytest.raises(InvalidConversation) as info:
         validate([user("a"), assistant(T1), user(R1, tool_result("toolu_7", "x"))])
