@@ -36,12 +36,10 @@ from typing import Any
 
 from compaction.messages import tool_use_blocks
 from compaction.tokens import TokenCounter
+from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
 LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
-CLAUDE_CODE_WINDOW = 200_000
-CLAUDE_CODE_BUFFER = 13_000  # AUTOCOMPACT_BUFFER_TOKENS
-SUMMARY_OUTPUT = 20_000  # MAX_OUTPUT_TOKENS_FOR_SUMMARY
 
 
 @dataclass(frozen=True)
@@ -53,35 +51,6 @@ class CompactionEvent:
     tokens_before: int
     tokens_after: int
     detail: str = ""
-
-
-def default_buffer(context_window: int) -> int:
-    """Claude Code's 13,000-token buffer, scaled down in proportion for windows under 200K."""
-    return min(CLAUDE_CODE_BUFFER, round(CLAUDE_CODE_BUFFER * context_window / CLAUDE_CODE_WINDOW))
-
-
-def default_reserve(context_window: int) -> int:
-    """Tokens kept free for the model's answer: 20,000, or a tenth of a smaller window."""
-    return min(SUMMARY_OUTPUT, context_window // 10)
-
-
-def summary_threshold(
-    context_window: int, reserve_output: int | None = None, buffer: int | None = None
-) -> int:
-    """The estimate above which the pipeline summarizes: window - reserved output - buffer."""
-    if not isinstance(context_window, int) or context_window <= 0:
-        raise ValueError(f"context_window must be a positive int, not {context_window!r}")
-    reserve = default_reserve(context_window) if reserve_output is None else reserve_output
-    buffer = default_buffer(context_window) if buffer is None else buffer
-    if reserve < 0 or buffer < 0:
-        raise ValueError(f"reserve_output ({reserve}) and buffer ({buffer}) must not be negative")
-    threshold = context_window - reserve - buffer
-    if threshold <= 0:
-        raise ValueError(
-            f"context_window {context_window} leaves no room after reserve_output {reserve} "
-            f"and buffer {buffer}"
-        )
-    return threshold
 
 
 class Compactor:
@@ -118,8 +87,6 @@ class Compactor:
             raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
         if not 0 <= micro_trigger <= 1:
             raise ValueError(f"micro_trigger is a fraction of the threshold in [0, 1], not {micro_trigger!r}")
-        if max_failures < 1:
-            raise ValueError(f"max_failures must be at least 1, not {max_failures!r}")
         self.store, self.client, self.model = store, client, model
         # what compact_history and reactive_compact get besides the list: fit the window, restore files
         self.summary_options = {"context_window": context_window, **dict(summary_options or {})}
@@ -145,15 +112,19 @@ class Compactor:
         }
         self.micro_trigger = micro_trigger
         self.clear_at_least = context_window // 40 if clear_at_least is None else clear_at_least
-        self.summarize, self.max_failures = summarize, max_failures
+        self.summarize = summarize
+        self.breaker = CircuitBreaker(max_failures)
         self.counter = counter or TokenCounter("tiktoken")
         self.order = tuple(order)
         self.on_event = on_event
         self.events: list[CompactionEvent] = []
         self.turn = -1  # index of the model call being prepared (like TurnRecord.index)
-        self.failures = 0  # consecutive failed automatic summaries
-        self.breaker_open = False
         self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
+
+    @property
+    def breaker_open(self) -> bool:
+        """True once automatic summarizing has stopped."""
+        return self.breaker.is_open
 
     # ------------------------------------------------------------ counting and events
 
@@ -249,7 +220,7 @@ class Compactor:
 
     def _auto_summary(self, messages: list[dict]) -> list[dict]:
         before = self.estimate(messages)
-        if before <= self.threshold or self.breaker_open:
+        if before <= self.threshold or self.breaker.is_open:
             return messages
         if self.client is None or self.transcript_dir is None:
             return messages  # no model or nowhere to save the transcript: nothing to do
@@ -259,20 +230,20 @@ class Compactor:
             return self._failed(messages, before, f"{type(exc).__name__}: {exc}")
         if out == messages:
             return self._failed(messages, before, "the summary left the list unchanged")
-        self.failures = 0
+        self.breaker.record(success=True)
         self._emit("summary", before, self.estimate(out), f"over threshold {self.threshold:,}")
         return out
 
     def _failed(self, messages: list[dict], before: int, why: str) -> list[dict]:
-        self.failures += 1
-        self._emit("summary_failed", before, before, f"{self.failures}/{self.max_failures}: {why}")
-        if self.failures >= self.max_failures:
-            self.breaker_open = True
+        self.breaker.record(success=False)
+        failures, limit = self.breaker.failures, self.breaker.max_failures
+        self._emit("summary_failed", before, before, f"{failures}/{limit}: {why}")
+        if self.breaker.is_open:
             self._emit(
                 "breaker",
                 before,
                 before,
-                f"automatic summarizing stopped after {self.failures} consecutive failures",
+                f"automatic summarizing stopped after {failures} consecutive failures",
             )
         return messages
 

@@ -9,14 +9,10 @@ import pytest
 
 import compaction.summarize as summarize_module
 from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.pipeline import (
-    CompactionEvent,
-    Compactor,
-    default_buffer,
-    summary_threshold,
-)
+from compaction.pipeline import CompactionEvent, Compactor
 from compaction.store import OutputStore
 from compaction.transcript import read_transcript
+from compaction.triggers import default_buffer, summary_threshold
 
 
 def read_turn(i: int, body: str) -> list[dict]:
@@ -329,3 +325,12 @@ def test_observe_anchors_the_estimate_on_the_apis_usage(store):
     assert compactor.estimate(grown) > estimate + 900
     # a list that no longer starts with the anchored request still carries the system/tools overhead
     assert compactor.estimate(messages[:1]) >= 900
+
+
+def test_snip_cuts_to_snip_to_so_it_fires_once_every_few_turns_not_every_turn(store, tmp_path):
+    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=30, summarize=False)
+    messages = session(1)
+    for i in range(60):
+        messages = compactor.prepare(messages + read_turn(200 + i, "short output"))
+        assert len(messages) <= 32
+    assert 3 <= compactor.counts()["snip"] <= 60 // 5
