@@ -4,8 +4,9 @@
 reference a later step may act on: each file path with all its line numbers, each failing test and
 its error message. What it drops (matching lines, passing tests, repeated log lines, file names of
 a large listing) is named by a pointer to the full output, ``saved_path`` or the command to re-run.
-Deliberately left out: understanding the code that was matched, and listings: a listing of hundreds
-of files keeps its directories, counts and key files, not every name (the pointer has the rest).
+Deliberately left out: understanding the code that was matched; file reads, which come back as they
+are (their content is the information); and listings: a listing of hundreds of files keeps its
+folders, counts and key files, not every name (the pointer has the rest).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter, defaultdict
 from compaction.tokens import count_text
 
 KINDS = ("grep", "test_run", "log", "listing", "generic")
+FILE_READERS = ("read_file", "Read", "view")  # tools whose output condense leaves as it is
 
 _URL = re.compile(r"\w+://\S+")
 _TRACE = re.compile(r'File "([^"]+)", line (\d+)')
@@ -274,6 +276,8 @@ def condense(
     """A few lines in place of ``output``, with a pointer to the full text; short outputs stay as is."""
     if not isinstance(output, str):
         raise TypeError(f"condense: output must be a string, not {type(output).__name__}")
+    if tool in FILE_READERS:  # a file's content is the information itself; micro_compact clears old reads
+        return output
     kind = detect_kind(output, tool=tool, command=command)
     body = CONDENSERS[kind](output)
     lost = [] if kind == "listing" else missing_references(output, body)

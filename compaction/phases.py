@@ -173,7 +173,7 @@ def statement(message: Message) -> str:
 
 
 def phase_facts(messages: Sequence[Message], start: int, end: int) -> dict[str, list[str]]:
-    """What a phase summary keeps, by heading: decisions, findings, files, tests, changes."""
+    """What a phase summary keeps, by heading: decisions, findings, files, tests, changes, last step."""
     facts: dict[str, list[str]] = {
         "Decisions": [],
         "Key findings": [],
@@ -214,6 +214,9 @@ def phase_facts(messages: Sequence[Message], start: int, end: int) -> dict[str, 
     facts["Files"] = [f"{p}: {_ranges(n)}" if n else p for p, n in sorted(files.items())]
     facts["Tests"] = [f"`{c}`: {r}" for c, r in tests.items()]
     facts["Decisions"] = list(dict.fromkeys(facts["Decisions"]))
+    last = [m for m in messages[start:end] if m.get("role") == "assistant"][-1:]
+    said = " ".join(text_of(last[0].get("content")).split()) if last else ""
+    facts["Last step"] = [said[:240]] if said else []  # verbatim: where the agent was when the phase ended
     return facts
 
 

@@ -16,7 +16,7 @@ import difflib
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from compaction.condense import condense
@@ -50,6 +50,11 @@ class Signal:
     action: str
     notice: str
     key: str  # what makes this signal the same one on a later, longer list
+
+    @property
+    def layer(self) -> str:
+        """The signal's kind, under the name ``plots.token_timeline`` reads events by."""
+        return self.kind
 
 
 def _turn(messages: Sequence[Message], index: int) -> int:
@@ -153,13 +158,15 @@ class SignalWatcher:
         self.store = store or OutputStore(self.transcript_dir)
         self.act, self.on_notice = act, on_notice
         self.max_turns, self.max_lines = max_turns, max_lines
-        self.events: list[Signal] = []  # every signal reported, in order
+        self.events: list[Signal] = []  # every signal reported, in order; turn = the model call it preceded
         self._seen: set[str] = set()
+        self._calls = 0  # prepare calls so far: the 0-based index of the model call about to be made
 
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Report the signals not seen before; then, when acting, return the compacted list."""
-        new = [s for s in detect_signals(messages, max_turns=self.max_turns, max_lines=self.max_lines)]
-        new = [s for s in new if s.key not in self._seen]
+        new = detect_signals(messages, max_turns=self.max_turns, max_lines=self.max_lines)
+        new = [replace(s, turn=self._calls) for s in new if s.key not in self._seen]
+        self._calls += 1
         for signal in new:  # the user is told before anything changes
             self._seen.add(signal.key)
             self.events.append(signal)

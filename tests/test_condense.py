@@ -288,6 +288,11 @@ def test_a_short_listing_keeps_every_name_under_its_folder():
     assert "src/package/ module_0.py module_1.py module_10.py" in condensed
 
 
+def test_a_file_read_comes_back_as_it_is_however_long():
+    content = "\n".join(f"{n:6}\tline {n} of src/app.py" for n in range(1, 900))
+    assert condense(content, tool="read_file") == content
+
+
 def test_a_short_output_comes_back_unchanged():
     assert condense("src/a.py:3:token = 1", command="grep -rn token") == "src/a.py:3:token = 1"
 

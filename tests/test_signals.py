@@ -125,6 +125,15 @@ def test_the_watcher_reports_each_signal_once_and_before_it_acts(session, tmp_pa
     assert again == out and len(watcher.events) == len(log), "a signal was reported twice"
 
 
+def test_watcher_events_carry_the_model_call_they_preceded(session, tmp_path):
+    watcher = SignalWatcher(transcript_dir=tmp_path, act=False)
+    for end in range(1, len(session) + 1, 2):  # the lists the agent loop hands to prepare
+        watcher.prepare(session[:end])
+    first = next(s for s in watcher.events if s.kind == "phase_transition")
+    assert first.turn == 6, "the first edit is model call 5; the next prepare (call 6) reports it"
+    assert first.layer == "phase_transition"
+
+
 def test_a_watcher_that_only_watches_returns_the_list_unchanged(session, tmp_path):
     watcher = SignalWatcher(transcript_dir=tmp_path, act=False)
     assert watcher.prepare(session) is session
