@@ -53,6 +53,26 @@ class CompactionEvent:
     detail: str = ""
 
 
+def run_cheap_layers(
+    messages: list[dict],
+    *,
+    store: Any,
+    max_chars: int = 200_000,
+    max_messages: int = 50,
+    keep_head: int = 3,
+    keep_recent: int = 3,
+    min_chars: int = 120,
+) -> list[dict]:
+    """The three cheap layers in their fixed order, each on its own test: budget, snip, micro."""
+    from compaction.budget import tool_result_budget
+    from compaction.micro import micro_compact
+    from compaction.snip import snip_compact
+
+    messages = tool_result_budget(messages, max_chars=max_chars, store=store)  # large output to disk first
+    messages = snip_compact(messages, max_messages=max_messages, keep_head=keep_head)
+    return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+
+
 class Compactor:
     """Keeps a message list inside the window: the cheap layers on their triggers, then a summary."""
 
