@@ -344,7 +344,7 @@ def _check_user(i: int, content: list[Block], pending: list[str]) -> None:
         if (
             not isinstance(use_id, str)
             or not isinstance(block.get("content", ""), (str, list))
-            or not isinstance(block.get("is_error", False), bool)
+            or not isinstance(block.get("is_error", False), (bool, type(None)))
         ):
             raise InvalidConversation(
                 i,
