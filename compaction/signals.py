@@ -99,18 +99,27 @@ def _repetitions(messages: Sequence[Message]) -> list[Signal]:
 
 
 def detect_signals(
-    messages: Sequence[Message], *, max_turns: int = MAX_TURNS, max_lines: int = MAX_LINES
+    messages: Sequence[Message],
+    *,
+    max_turns: int = MAX_TURNS,
+    max_lines: int = MAX_LINES,
+    turns_run: int | None = None,
 ) -> list[Signal]:
-    """Every signal in the session, in message order."""
+    """Every signal in the session, in message order.
+
+    ``turns_run`` is how many turns the session has really run, for a list already compacted;
+    by default the assistant messages of the list are counted.
+    """
     if max_turns < 1 or max_lines < 1:
         raise ValueError(
             f"detect_signals: max_turns and max_lines must be >= 1, got {max_turns}, {max_lines}"
         )
     found: list[Signal] = []
     turns = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
-    if len(turns) >= max_turns:
+    if (len(turns) if turns_run is None else turns_run) >= max_turns:
+        at = turns[max_turns - 1] if turns_run is None else len(messages) - 1
         notice = f"This session has run {max_turns} turns; consider compacting the finished work."
-        found.append(_signal(messages, "long_session", turns[max_turns - 1], notice, str(max_turns)))
+        found.append(_signal(messages, "long_session", at, notice, str(max_turns)))
     found += _repetitions(messages)
     names = tool_names(messages)
     for i, message in enumerate(messages):
@@ -164,7 +173,8 @@ class SignalWatcher:
 
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Report the signals not seen before; then, when acting, return the compacted list."""
-        new = detect_signals(messages, max_turns=self.max_turns, max_lines=self.max_lines)
+        limits = {"max_turns": self.max_turns, "max_lines": self.max_lines, "turns_run": self._calls}
+        new = detect_signals(messages, **limits)
         new = [replace(s, turn=self._calls) for s in new if s.key not in self._seen]
         self._calls += 1
         for signal in new:  # the user is told before anything changes

@@ -40,6 +40,13 @@ def test_twenty_turns_suggest_compacting_once_at_the_twentieth():
     assert len(found) == 1 and found[0].turn == 19 and found[0].action == "consider"
 
 
+def test_a_compacted_list_still_counts_the_turns_that_really_ran():
+    short = build_session([Turn([Call("read_file")]) for _ in range(3)])
+    assert "long_session" not in kinds(short, turns_run=19)
+    (signal,) = [s for s in detect_signals(short, turns_run=20) if s.kind == "long_session"]
+    assert signal.index == len(short) - 1
+
+
 def test_the_same_tool_call_twice_with_no_edit_between_is_a_repetition():
     same = {"command": "grep -rn token src"}
     messages = build_session([Turn([Call("bash", "x", input=same)]), Turn([Call("bash", "x", input=same)])])
