@@ -19,7 +19,7 @@ import time
 
 from compaction.backend import connect
 from compaction.messages import assistant, tool_result, tool_use, user
-from compaction.offline import PROJECT, OfflineServer
+from compaction.offline import PROJECT, OfflineServer, api
 from compaction.tools import TOOL_DEFINITIONS
 
 from .tables import table
@@ -88,10 +88,12 @@ def overhead_table(quick: bool = False) -> str:
                 )
 
             def clear():
-                server.tokens = type(server.tokens)()
+                server.tokens = api.TokenCounts()
 
-            warm = _times_ms(lambda body=body: server.create(body, HEADERS), repeat)
-            cold = _median_ms(lambda body=body: server.create(body, HEADERS), repeat, before=clear)
+            warm = _times_ms(lambda body=body: api.create(server.tokens, body, HEADERS), repeat)
+            cold = _median_ms(
+                lambda body=body: api.create(server.tokens, body, HEADERS), repeat, before=clear
+            )
             rows.append(
                 [n, len(raw) // 1024, cold, statistics.median(warm), min(warm), _median_ms(post, repeat)]
                 + [_median_ms(sdk, repeat)]

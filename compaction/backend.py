@@ -66,7 +66,7 @@ def offline_client(
 ) -> anthropic.Anthropic:
     """A client for the process's offline server, with its settings as default headers."""
     from compaction.offline import shared_server
-    from compaction.offline.server import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+    from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
 
     window = DEFAULT_WINDOW if context_window is None else context_window
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:

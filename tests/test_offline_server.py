@@ -13,11 +13,14 @@ import threading
 
 import anthropic
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import sessions
 
 from compaction.backend import connect
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer, shared_server
-from compaction.offline.server import HEADER_WINDOW
+from compaction.offline.api import HEADER_WINDOW, TokenCounts
 from compaction.tokens import estimate_tokens
 
 MODEL = "any-model-name"
@@ -188,3 +191,12 @@ def test_a_stopped_server_has_no_port():
     server = OfflineServer()
     with pytest.raises(RuntimeError, match="not running"):
         _ = server.port
+
+
+@given(sessions(max_turns=6, huge=False), st.sampled_from([None, "Be brief."]))
+def test_the_cached_count_always_equals_estimate_tokens(messages, system):
+    counts = TokenCounts()
+    for _ in range(2):  # cold, then every message from the cache
+        assert counts.count(messages, system, TOOLS) == estimate_tokens(
+            messages, "tiktoken", system=system, tools=TOOLS
+        )

@@ -1,118 +1,30 @@
 """The loopback Messages API server: ``POST /v1/messages`` and ``/v1/messages/count_tokens``.
 
 It listens on 127.0.0.1 only, on a free port, in a daemon thread of the calling process, and
-speaks the API's JSON so the real ``anthropic`` SDK can talk to it. It rejects what the API
-rejects: the list rules come from ``compaction.messages.validate`` (the one source of them), and
-a request over the context window gets ``prompt is too long: N tokens > M maximum``. Both
-endpoints count with ``estimate_tokens(..., "tiktoken")``, so they always agree.
-
-Each client's settings travel with each request as headers (``x-compaction-window``,
-``-scenario``, ``-seed``), so one server per process serves clients with different windows.
-Deliberately left out: streaming, batches, files, images' real token cost, rate limits, and
-the ``max_tokens`` + input check of some models.
+speaks the API's JSON over HTTP/1.1 keep-alive so the real ``anthropic`` SDK can talk to it:
+200 with the answer, 400 ``invalid_request_error`` for what the API refuses (see ``api``), 404
+for other paths. ``stop()`` closes the port and every open connection and joins the threads.
+Nothing about requests is logged. Deliberately left out: TLS, authentication (the key is
+ignored), and every endpoint but these two.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import marshal
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compaction.messages import InvalidConversation, validate
-from compaction.offline import scenario
-from compaction.tokens import count_text, estimate_tokens
-
-DEFAULT_WINDOW = 200_000
-HEADER_WINDOW = "x-compaction-window"
-HEADER_SCENARIO = "x-compaction-scenario"
-HEADER_SEED = "x-compaction-seed"
-
-
-class RequestError(Exception):
-    """A request the API would refuse with HTTP 400 ``invalid_request_error``."""
-
-
-class _TokenCache:
-    """Per-message token counts keyed by the message's content, so a long list is counted once."""
-
-    def __init__(self, limit: int = 50_000):
-        self._counts: dict[bytes, int] = {}  # digest of a message -> tokens of that message alone
-        self._limit = limit
-        self._lock = threading.Lock()
-
-    def count(self, messages: list, system: Any = None, tools: Any = None) -> int:
-        """The same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``."""
-        total = estimate_tokens([], "tiktoken", system=system, tools=tools) if (system or tools) else 0
-        for message in messages:
-            key = _key(message)
-            hit = self._counts.get(key)
-            if hit is None:
-                hit = estimate_tokens([message], "tiktoken")
-                with self._lock:
-                    if len(self._counts) >= self._limit:
-                        self._counts.clear()
-                    self._counts[key] = hit
-            total += hit
-        return total
-
-
-def _key(message: Any) -> bytes:
-    """A short digest of a JSON-decoded message; equal digests mean equal messages."""
-    return hashlib.blake2b(marshal.dumps(message), digest_size=16).digest()
-
-
-def _system_text(system: Any) -> str | None:
-    """The system prompt as one string (a list of text blocks is joined)."""
-    if system is None or isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    raise RequestError(f"system: Input should be a valid string or list, not {type(system).__name__}")
-
-
-def _config(headers: Any) -> tuple[int, str, int]:
-    """(context window, scenario name, seed) from a request's headers."""
-    try:
-        window = int(headers.get(HEADER_WINDOW) or DEFAULT_WINDOW)
-        seed = int(headers.get(HEADER_SEED) or 0)
-    except ValueError as error:
-        raise RequestError(f"{HEADER_WINDOW} and {HEADER_SEED} must be integers") from error
-    name = headers.get(HEADER_SCENARIO) or scenario.DEFAULT_SCENARIO
-    if name not in scenario.SCENARIOS:
-        raise RequestError(
-            f"unknown offline scenario {name!r}; choose one of: {', '.join(scenario.SCENARIOS)}"
-        )
-    return window, name, seed
-
-
-def _checked(body: Any, *, create: bool) -> tuple[list, str | None, list | None]:
-    """The messages, system text and tools of a request body, or a RequestError in API wording."""
-    if not isinstance(body, dict):
-        raise RequestError("body: Input should be a valid dictionary")
-    for name in ("model", "messages") + (("max_tokens",) if create else ()):
-        if name not in body:
-            raise RequestError(f"{name}: Field required")
-    if create and body.get("stream"):
-        raise RequestError("stream: streaming is not supported by the offline model")
-    messages, tools = body["messages"], body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise RequestError("tools: Input should be a valid list")
-    try:
-        validate(messages)
-    except InvalidConversation as error:
-        raise RequestError(error.api_message) from error
-    return messages, _system_text(body.get("system")), tools
+from compaction.offline import api
+from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW, RequestError
 
 
 class OfflineServer:
     """A Messages API server on 127.0.0.1 in a daemon thread; ``start()``/``stop()`` or ``with``."""
 
     def __init__(self) -> None:
-        self.tokens = _TokenCache()
+        self.tokens = api.TokenCounts()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()  # open keep-alive sockets, closed on stop
@@ -175,44 +87,12 @@ class OfflineServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # ------------------------------------------------------------ the two endpoints
-
-    def count_tokens(self, body: Any, headers: Any) -> dict:
-        """The body of a count_tokens answer."""
-        _config(headers)
-        messages, system, tools = _checked(body, create=False)
-        return {"input_tokens": self.tokens.count(messages, system, tools)}
-
-    def create(self, body: Any, headers: Any) -> dict:
-        """The body of a messages answer: the scenario's turn, or an error in the API's words."""
-        window, name, seed = _config(headers)
-        messages, system, tools = _checked(body, create=True)
-        used = self.tokens.count(messages, system, tools)
-        if used > window:
-            raise RequestError(f"prompt is too long: {used} tokens > {window} maximum")
-        content, stop_reason = scenario.respond(name, messages, tools=tools or [], seed=seed)
-        output = sum(
-            count_text(json.dumps(b) if b["type"] != "text" else b["text"], "tiktoken") for b in content
-        )
-        return {
-            "id": scenario.message_id(messages, seed),
-            "type": "message",
-            "role": "assistant",
-            "model": str(body["model"]),
-            "content": content,
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": used,
-                "output_tokens": output,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
-        }
-
 
 def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
-    routes = {"/v1/messages": server.create, "/v1/messages/count_tokens": server.count_tokens}
+    routes = {
+        "/v1/messages": lambda body, headers: api.create(server.tokens, body, headers),
+        "/v1/messages/count_tokens": lambda body, headers: api.count_tokens(server.tokens, body, headers),
+    }
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the SDK reuses one connection
@@ -275,3 +155,6 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
 
 def _error(kind: str, message: str) -> dict:
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+__all__ = ["HEADER_SCENARIO", "HEADER_SEED", "HEADER_WINDOW", "OfflineServer"]
