@@ -246,3 +246,10 @@ def test_any_prefix_with_any_results_cleared_gets_a_valid_next_turn(data):
         extended.append(user(*[tool_result(u["id"], "ok") for u in uses]))
     validate(extended)
     assert stop == ("tool_use" if uses else "end_turn")
+
+
+def test_a_compaction_notice_is_not_a_request_to_compact():
+    compact = {"name": "compact", "description": "Compact the context.", "input_schema": {"type": "object"}}
+    notice = "[Compacted because the context was nearly full] Go on.\n8. Current Work:\n- x [step 7]"
+    content, _ = respond([user(notice)], tools=[*TOOL_DEFINITIONS, compact])
+    assert all(b.get("name") != "compact" for b in content) and "[step 8" in said(content)

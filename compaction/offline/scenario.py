@@ -21,7 +21,7 @@ from compaction.offline.summarizer import is_summary_request, summarize
 
 TASK = plan.TASK
 DEFAULT_SCENARIO = "textstats"
-COMPACT_RE = re.compile(r"\bcompact", re.IGNORECASE)
+COMPACT_RE = re.compile(r"\bcompact\b", re.IGNORECASE)  # "please compact", not "[Compacted ...]"
 
 
 def next_step(messages: list, last: tuple[int, bool] | None = None) -> tuple[int, bool]:
@@ -73,7 +73,8 @@ def reaction(messages: list) -> str:
 
 
 def _asks_to_compact(messages: list, names: set[str]) -> bool:
-    if "compact" not in names or not COMPACT_RE.search(state.last_user_text(messages)):
+    words = [t for t in state.last_user_text(messages).split("\n\n") if not t.lstrip().startswith("[")]
+    if "compact" not in names or not any(COMPACT_RE.search(t) for t in words):
         return False
     before = messages[-2] if len(messages) > 1 else {}
     return not any(b.get("name") == "compact" for b in tool_use_blocks(before))

@@ -97,6 +97,7 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the SDK reuses one connection
         wbufsize = 1 << 16  # headers and body leave in one write, flushed after each request
+        timeout = 300  # seconds: an idle keep-alive connection is closed, and its thread ends
 
         def setup(self) -> None:
             super().setup()

@@ -118,4 +118,4 @@ def last_user_text(messages: list) -> str:
     """The user's own words in the last message ('' when it only holds tool results)."""
     if not messages or messages[-1].get("role") != "user":
         return ""
-    return "\n".join(str(b.get("text", "")) for b in blocks(messages[-1]) if b.get("type") == "text")
+    return "\n\n".join(str(b.get("text", "")) for b in blocks(messages[-1]) if b.get("type") == "text")
