@@ -26,16 +26,17 @@ from compaction.transcript import TranscriptError, write_transcript
 MAX_REACTIVE_RETRIES = 1
 
 
-class ReactiveCompactFailed(RuntimeError):
-    """The request was still too long after reactive compaction; the transcript holds everything."""
+class ReactiveCompactFailed(SummaryFailed):
+    """The loop could not rescue a refused request; the transcript (if any) holds everything."""
 
     def __init__(self, transcript: Path | None, error: BaseException):
-        self.transcript = transcript
         self.error = error
-        super().__init__(
-            f"the prompt is still too long after reactive compaction ({error}); "
-            f"the full history is in the transcript {transcript}"
+        what = "the prompt is still too long" if is_prompt_too_long(error) else "reactive compaction failed"
+        where = (
+            f"the full history is in the transcript {transcript}" if transcript else "the list is unchanged"
         )
+        SummaryFailed.__init__(self, f"{what} ({error})", transcript)
+        RuntimeError.__init__(self, f"{what} after one reactive compaction ({error}); {where}")
 
 
 def is_prompt_too_long(error: BaseException) -> bool:
@@ -117,9 +118,12 @@ def send_with_recovery(
             if attempt == MAX_REACTIVE_RETRIES:
                 raise ReactiveCompactFailed(transcript, exc) from exc
             window = context_window or _window_from(exc)
-            messages, transcript = _reactive(
-                messages, client, transcript_dir, keep_tail, window, summary_options or {}
-            )
+            try:
+                messages, transcript = _reactive(
+                    messages, client, transcript_dir, keep_tail, window, summary_options or {}
+                )
+            except SummaryFailed as failed:
+                raise ReactiveCompactFailed(failed.transcript, failed) from failed
     raise AssertionError("unreachable")
 
 

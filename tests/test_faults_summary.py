@@ -88,6 +88,6 @@ def test_repeated_prompt_too_long_in_the_loop_ends_with_the_error_naming_the_tra
 
 def test_a_failing_summary_inside_the_loop_leaves_the_prompt_too_long_error_visible(tmp_path):
     client = FakeClient(too_long(9_120, 8_000), RuntimeError("summarizer down"))
-    with pytest.raises(SummaryFailed, match="summarizer down") as caught:
+    with pytest.raises(ReactiveCompactFailed, match="summarizer down") as caught:
         send_with_recovery(client, SESSION, transcript_dir=tmp_path, model="m", max_tokens=64)
     assert read_transcript(caught.value.transcript) == SESSION
