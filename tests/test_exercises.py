@@ -26,7 +26,7 @@ def test_committed_exercises_are_exactly_what_build_exercises_generates():
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=[p.name for p in SOLUTIONS])
 def test_every_check_report_in_a_solution_passes(solution):
     reports = report_lines(nbformat.read(solution, as_version=4))
-    assert reports, f"{solution.name} shows no check report in its committed outputs"
+    assert reports, f"{solution.name} shows no check report in its outputs: run compaction.course execute"
     assert [r for r in reports if not r.startswith("PASS")] == []
 
 
@@ -41,5 +41,6 @@ def test_every_check_report_of_the_untouched_exercise_fails(solution, tmp_path):
     ran = run_notebook(exercise, allow_errors=True)
     reports = report_lines(ran)
     expected = len(report_lines(nbformat.read(solution, as_version=4)))
+    assert expected, f"{solution.name} has no check report in its outputs: run compaction.course execute"
     assert len(reports) == expected, f"only {len(reports)} of {expected} check cells ran: {error_lines(ran)}"
     assert [r for r in reports if not r.startswith("FAIL")] == []
