@@ -157,6 +157,15 @@ def test_before_after_says_what_was_replaced_and_the_tokens_saved():
     assert repr(view) == f"BeforeAfter({change})"
 
 
+def test_before_after_draws_both_lists_on_one_scale():
+    before, after = session(), session()[:2]
+    view = BeforeAfter(before, after)
+    biggest = max(message_tokens(m) for m in before)
+    assert view.before.scale == view.after.scale == biggest
+    widths = re.findall(r"class='compaction-bar' style='[^']*width:(\d+)px", view.after._repr_html_())
+    assert max(int(w) for w in widths) < 120
+
+
 def test_before_after_counts_dropped_and_added_messages():
     before = session(4)
     after = before[:1] + [user("[snipped 6 messages]")] + before[7:]

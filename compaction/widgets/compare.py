@@ -40,6 +40,7 @@ class BeforeAfter:
     def __init__(self, before, after, *, titles=("before", "after"), limit: int = 40, method="chars"):
         self.before = MessageListView(before, title=titles[0], limit=limit, method=method)
         self.after = MessageListView(after, title=titles[1], limit=limit, method=method)
+        self.before.scale = self.after.scale = max(self.before.scale, self.after.scale)  # comparable bars
         self.change = describe_change(before, after, method)
         self._widget = None
 
@@ -50,6 +51,8 @@ class BeforeAfter:
             import ipywidgets as w
 
             line = w.HTML(f"<b>{html.escape(self.change)}</b>")
+            for side in (self.before.widget, self.after.widget):
+                side.layout.width, side.layout.overflow = "50%", "hidden"
             self._widget = w.VBox([line, w.HBox([self.before.widget, self.after.widget])])
         return self._widget
 

@@ -19,7 +19,13 @@ class MessageListView:
     """A message list as rows; rows beyond ``limit`` wait behind a "show more" button."""
 
     def __init__(
-        self, messages: Sequence[dict], *, title: str | None = None, limit: int = 40, method="chars"
+        self,
+        messages: Sequence[dict],
+        *,
+        title: str | None = None,
+        limit: int = 40,
+        method: str = "chars",
+        scale: int | None = None,
     ):
         if not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be a positive int, not {limit!r}")
@@ -27,7 +33,8 @@ class MessageListView:
         self.title, self.limit, self.method = title, limit, method
         self.total = estimate_tokens(messages, method)
         self.shown = min(limit, len(self.rows))  # rows on display
-        self._scale = max((r.tokens for r in self.rows), default=0)
+        # tokens of a full-width bar: the biggest message, unless a shared scale is given
+        self.scale = scale if scale is not None else max((r.tokens for r in self.rows), default=0)
         self._widget = None
 
     def header(self) -> str:
@@ -37,7 +44,7 @@ class MessageListView:
 
     def rows_html(self) -> str:
         """The HTML of the rows on display, with a note on how many are still hidden."""
-        body = "".join(row_html(r, self._scale) for r in self.rows[: self.shown])
+        body = "".join(row_html(r, self.scale) for r in self.rows[: self.shown])
         hidden = len(self.rows) - self.shown
         if hidden:
             body += f"<div style='font:12px monospace;color:#57606a'>… {hidden} more messages</div>"

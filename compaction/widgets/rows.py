@@ -22,6 +22,7 @@ PERSISTED_MARKER = "<persisted-output>"
 LAYER_HEADS = {"compaction.snip": "SNIP_HEAD", "compaction.micro": "CLEARED_HEAD"}
 ROLE_COLORS = {"user": "#0969da", "assistant": "#8250df"}
 CLIP = "overflow:hidden;text-overflow:ellipsis"  # a cell that cuts long text with "…"
+FIXED = "flex:none;"  # a column that keeps its width in a narrow pane
 ROW_STYLE = "display:flex;gap:8px;align-items:center;font:12px monospace;padding:1px 4px;white-space:nowrap"
 
 
@@ -115,12 +116,12 @@ def row_html(row: Row, scale: int) -> str:
     background = "background:#fff8c5;" if row.placeholder else ""
     return (
         f"<div class='compaction-row{mark}' style='{ROW_STYLE};{background}'>"
-        f"<span style='width:3em;text-align:right'>{row.index}</span>"
-        f"<span style='width:6.5em;color:{color};font-weight:bold'>{row.role}</span>"
-        f"<span style='width:128px'><span class='compaction-bar' style='display:inline-block;height:9px;"
-        f"width:{width}px;background:{color}'></span></span>"
-        f"<span style='width:5em;text-align:right'>{row.tokens:,}</span>"
-        f"<span style='width:16em;{CLIP}'>{html.escape(row.kinds)}</span>"
-        f"<span style='color:#57606a;{CLIP}'>{html.escape(row.preview)}</span>"
+        f"<span style='{FIXED}width:3em;text-align:right'>{row.index}</span>"
+        f"<span style='{FIXED}width:6.5em;color:{color};font-weight:bold'>{row.role}</span>"
+        f"<span style='{FIXED}width:128px'><span class='compaction-bar' style='display:inline-block;"
+        f"height:9px;width:{width}px;background:{color}'></span></span>"
+        f"<span style='{FIXED}width:5em;text-align:right'>{row.tokens:,}</span>"
+        f"<span style='{FIXED}width:16em;{CLIP}'>{html.escape(row.kinds)}</span>"
+        f"<span style='flex:1;min-width:0;color:#57606a;{CLIP}'>{html.escape(row.preview)}</span>"
         "</div>"
     )
