@@ -180,3 +180,29 @@ def test_check_and_execute_reject_a_missing_notebook_clearly(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["check", str(tmp_path / "nope.ipynb")])
     assert "no such notebook" in capsys.readouterr().err
+
+
+CHECK_CELL = """from compaction.checks import run_cases
+
+
+def doubles_two():
+    assert double(2) == 4, f"double(2) gave {double(2)}"
+
+
+run_cases("double", [("two", doubles_two)])"""
+DOUBLE = (
+    "def double(x):\n    ### BEGIN SOLUTION\n    # Hint: multiply\n    return 2 * x\n    ### END SOLUTION"
+)
+
+
+def test_execute_saves_outputs_and_check_passes_a_solved_notebook_and_fails_its_stub(tmp_path, capsys):
+    sol, ex = tmp_path / "solutions", tmp_path / "exercises"
+    write(solution_notebook(DOUBLE, CHECK_CELL), sol / "01_double.ipynb")
+    assert main(["execute", str(sol / "01_double.ipynb")]) == 0
+    executed = nbformat.read(sol / "01_double.ipynb", as_version=4)
+    assert report_lines(executed) == ["PASS double: 1/1 checks passed"]
+    assert main(["check", str(sol / "01_double.ipynb")]) == 0
+    build_exercises(sol, ex)
+    capsys.readouterr()
+    assert main(["check", str(ex / "01_double.ipynb")]) == 1
+    assert "FAIL double: 0/1 checks passed" in capsys.readouterr().out
