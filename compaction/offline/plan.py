@@ -5,6 +5,8 @@ A step belongs to a work item, says one or two sentences, and makes one or a few
 real file as it stands at that point of the plan, so the edits apply for real (a test applies
 the whole plan to a copy of the project and runs its tests). The plan only says what to do;
 deciding which step comes next, and re-reading files, is ``compaction.offline.scenario``.
+Every command prints the same bytes on every machine: no versions, no timings, GNU and BSD tools
+alike (``grep -E``, ``grep -c``), and output spanning files goes through ``LC_ALL=C sort``.
 """
 
 from __future__ import annotations
@@ -104,12 +106,14 @@ def lexical_diversity(tokens):
 
 
 def _explore():
-    yield Step(EXPLORE, "I'll start with the layout of the project.", (bash("ls"), glob("**/*.py")))
+    yield Step(EXPLORE, "I'll start with the layout of the project.", (glob("*"), glob("**/*.py")))
     yield Step(
         EXPLORE, "Reading the README to see how the project is meant to be used.", (read("README.md"),)
     )
     yield Step(EXPLORE, "Let me look at the test runner the README mentions.", (read("run_tests.py"),))
-    yield Step(EXPLORE, "Which Python runs here?", (bash("python --version"),))
+    yield Step(
+        EXPLORE, "How long are the runner and the README?", (bash('grep -c "" run_tests.py README.md'),)
+    )
     yield Step(EXPLORE, "Looking at the sample text the command-line tests use.", (read("data/fox.txt"),))
     yield Step(EXPLORE, "Running the whole test suite to see what fails.", (bash("python run_tests.py"),))
 
@@ -132,7 +136,9 @@ def _fixes():
         FIX, "Checking for the same off-by-one pattern elsewhere.", (bash('grep -rn "range(len(" textstats'),)
     )
     yield Step(
-        FIX, "Checking the other sorts for the same tie problem.", (bash('grep -rn "sorted(" textstats'),)
+        FIX,
+        "Checking the other sorts for the same tie problem.",
+        (bash('grep -rn "sorted(" textstats | LC_ALL=C sort'),),
     )
     yield Step(FIX, "All three fixes are in; running the whole suite.", (bash("python run_tests.py"),))
 
@@ -143,16 +149,16 @@ def _reviews():
         path, test = f"textstats/{name}.py", f"tests/test_{name}.py"
         item = f"Review {path}"
         yield Step(item, f"Reviewing {path}: reading it in full.", (read(path),))
-        yield Step(item, "Listing its functions.", (bash(f'grep -n "^def \\|^class " {path}'),))
+        yield Step(item, "Listing its functions.", (bash(f'grep -nE "^(def|class) " {path}'),))
         yield Step(
             item,
             f"Who uses {name}?",
-            (bash(f'grep -rn "textstats.{name}\\b" --include=*.py . || echo "no other users"'),),
+            (bash(f'grep -rn "textstats.{name}\\b" --include=*.py . | LC_ALL=C sort'),),
         )
         yield Step(
             item,
             "Checking how it handles bad input.",
-            (bash(f'grep -n "raise \\|except" {path} || echo "no raise or except"'),),
+            (bash(f'grep -nE "raise |except" {path} || echo "no raise or except"'),),
         )
         yield Step(item, "Checking that every function has a docstring.", (bash(f'grep -n \'"""\' {path}'),))
         yield Step(
@@ -170,7 +176,7 @@ def _reviews():
                 "It has no test file of its own; checking it imports cleanly.",
                 (bash(f'python -c "import textstats.{name}"'),),
             )
-        yield Step(item, "Measuring its size.", (bash(f"wc -l {path}"),))
+        yield Step(item, "Counting its lines.", (bash(f'grep -c "" {path}'),))
         line = f"- {path}: {note}"
         yield Step(
             item,
@@ -286,7 +292,7 @@ def _finish():
     yield Step(
         FINISH,
         "Looking for leftover TODOs.",
-        (bash('grep -rn "TODO\\|FIXME" --include=*.py . || echo "no TODOs"'),),
+        (bash('grep -rnE "TODO|FIXME" --include=*.py . || echo "no TODOs"'),),
     )
 
 
