@@ -67,6 +67,7 @@ def offline_client(
     """A client for the process's offline server, with its settings as default headers."""
     from compaction.offline import shared_server
     from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+    from compaction.offline.scenario import SCENARIOS
 
     window = DEFAULT_WINDOW if context_window is None else context_window
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:
@@ -74,6 +75,8 @@ def offline_client(
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ValueError(f"seed must be an int, not {seed!r}")
     headers = {HEADER_WINDOW: str(window), HEADER_SEED: str(seed)}
+    if scenario is not None and scenario not in SCENARIOS:
+        raise ValueError(f"unknown offline scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
     if scenario is not None:
         headers[HEADER_SCENARIO] = scenario
     return anthropic.Anthropic(

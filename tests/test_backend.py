@@ -102,3 +102,11 @@ def test_the_default_model_is_a_current_claude_model():
     deprecated = pytest.importorskip("anthropic._data").DEPRECATED_MODELS  # the SDK's own list
     assert CLAUDE_MODEL.startswith("claude-")
     assert CLAUDE_MODEL not in deprecated
+
+
+def test_an_unknown_scenario_is_refused_by_connect_and_by_the_server(no_backend_env):
+    with pytest.raises(ValueError, match="textstats"):
+        connect(scenario="chess")
+    client = connect().with_options(default_headers={"x-compaction-scenario": "chess"})
+    with pytest.raises(anthropic.BadRequestError, match="unknown offline scenario 'chess'"):
+        client.messages.create(model="m", max_tokens=10, messages=[user("hi")])
