@@ -12,7 +12,11 @@ from strategies import Call, Turn, build_session
 from compaction.messages import validate
 from compaction.reactive import ReactiveCompactFailed, reactive_compact, send_with_recovery
 from compaction.summarize import MAX_PTL_RETRIES, SummaryFailed, compact_history
+from compaction.tokens import estimate_tokens
 from compaction.transcript import read_transcript
+
+# the SDK warns when the default model name nears its end of life; it does not matter offline
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 SESSION = build_session(
     [Turn([Call("read_file", "     1\tx = 1")]), Turn([Call("bash", "2 passed")])] * 3,
@@ -91,3 +95,75 @@ def test_a_failing_summary_inside_the_loop_leaves_the_prompt_too_long_error_visi
     with pytest.raises(ReactiveCompactFailed, match="summarizer down") as caught:
         send_with_recovery(client, SESSION, transcript_dir=tmp_path, model="m", max_tokens=64)
     assert read_transcript(caught.value.transcript) == SESSION
+
+
+# ------------------------------------------------------------ against the offline server
+
+
+def _offline(window):
+    from compaction.backend import connect
+
+    return connect(context_window=window)
+
+
+def test_the_offline_servers_refusal_is_recovered_with_one_reactive_compaction(tmp_path):
+    from compaction.agent import sample_session
+    from compaction.backend import DEFAULT_MODEL
+
+    session = sample_session(30)
+    window = estimate_tokens(session, "tiktoken") * 2 // 3
+    response, sent = send_with_recovery(
+        _offline(window), session, transcript_dir=tmp_path, model=DEFAULT_MODEL, max_tokens=200
+    )
+    validate(sent)
+    assert response.content and len(sent) < len(session)
+    (path,) = tmp_path.iterdir()
+    assert read_transcript(path) == session
+
+
+def test_an_output_bigger_than_the_window_ends_in_the_clear_error_after_one_retry(tmp_path):
+    from compaction.agent import sample_session
+    from compaction.backend import DEFAULT_MODEL
+
+    session = sample_session(30)
+    last = session[-2] if session[-1]["role"] == "assistant" else session[-1]
+    end = session.index(last) + 1
+    flood = [{**b, "content": "x y z\n" * 3000} if b["type"] == "tool_result" else b for b in last["content"]]
+    flooded = [*session[: end - 1], {**last, "content": flood}]
+    with pytest.raises(ReactiveCompactFailed, match="still too long") as caught:
+        send_with_recovery(
+            _offline(6_000), flooded, transcript_dir=tmp_path, model=DEFAULT_MODEL, max_tokens=200
+        )
+    assert isinstance(caught.value.error, anthropic.BadRequestError)
+    assert read_transcript(caught.value.transcript) == flooded
+
+
+def test_every_transcript_of_a_long_compacted_session_reads_back_valid(tmp_path):
+    from compaction.agent import new_workspace, run_agent
+    from compaction.pipeline import Compactor
+    from compaction.store import OutputStore
+    from compaction.tokens import TokenCounter
+
+    window, workspace = 3_000, new_workspace(tmp_path / "ws")
+    client = _offline(window)
+    pipeline = Compactor(
+        store=OutputStore(workspace / ".outputs"),
+        client=client,
+        transcript_dir=workspace / ".transcripts",
+        context_window=window,
+        workspace=workspace,
+        counter=TokenCounter("chars"),  # a crude estimate, so the API refuses a request now and then
+    )
+    result = run_agent(
+        client,
+        workspace=workspace,
+        max_turns=100,
+        prepare=pipeline.prepare,
+        on_prompt_too_long=pipeline.reactive,
+    )
+    assert result.error is None
+    assert pipeline.counts()["reactive"] >= 1
+    transcripts = sorted((workspace / ".transcripts").iterdir())
+    assert transcripts
+    for path in transcripts:
+        validate(read_transcript(path))

@@ -23,6 +23,9 @@ from compaction.summary_request import fit_request, summary_prompt, with_summary
 from compaction.tokens import estimate_tokens
 from compaction.transcript import read_transcript
 
+# the SDK warns when the default model name nears its end of life; it does not matter offline
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
 SESSION = build_session(
     [
         Turn([Call("read_file", "     1\tdef add(a, b):\n     2\t    return a - b")]),
@@ -260,3 +263,38 @@ def test_when_no_cut_fits_long_outputs_are_left_out_of_the_request_but_pairs_sta
     validate(request)
     assert "left out here; in the transcript" in str(request[-1]["content"][0]["content"])
     assert estimate_tokens(request, "tiktoken") <= sizes + 400
+
+
+# ------------------------------------------------------------ against the offline model
+
+
+@pytest.fixture(scope="module")
+def course_session():
+    from compaction.agent import sample_session
+
+    return sample_session(30)
+
+
+def test_the_offline_model_writes_all_nine_sections_in_order(tmp_path, course_session):
+    from compaction.backend import connect
+
+    result = compact_history(course_session, client=connect(), transcript_dir=tmp_path)
+    validate(result)
+    summary = summary_of(result)
+    places = [summary.index(f"{n}. {name}:") for n, name in enumerate(SECTIONS, 1)]
+    assert places == sorted(places)
+    assert "<analysis>" not in summary
+    assert estimate_tokens(result, "tiktoken") < estimate_tokens(course_session, "tiktoken") / 2
+    assert read_transcript(next(tmp_path.iterdir())) == course_session
+
+
+def test_a_history_bigger_than_the_window_is_summarized_within_it(tmp_path, course_session):
+    from compaction.backend import connect
+
+    window = estimate_tokens(course_session, "tiktoken") // 2
+    result = compact_history(
+        course_session, client=connect(context_window=window), transcript_dir=tmp_path, context_window=window
+    )
+    validate(result)
+    assert "earlier messages were only in the transcript" in summary_of(result)
+    assert "1. Primary Request and Intent:" in summary_of(result)
