@@ -7,7 +7,7 @@ import copy
 import anthropic
 import pytest
 from fake_summarizer import FakeClient, api_error, too_long
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, sessions
 
@@ -130,3 +130,18 @@ def test_other_errors_pass_through_untouched(tmp_path):
     with pytest.raises(anthropic.RateLimitError):
         send_with_recovery(client, SESSION, transcript_dir=tmp_path, model="m", max_tokens=10)
     assert not list(tmp_path.iterdir())
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sessions(max_turns=6, huge=False), st.integers(1, 8))
+def test_any_valid_session_compacts_to_summary_plus_an_untouched_valid_tail(tmp_path_factory, messages, keep):
+    if len(messages) < 2:
+        return
+    directory = tmp_path_factory.mktemp("t")
+    before = copy.deepcopy(messages)
+    result = reactive_compact(messages, client=FakeClient(), transcript_dir=directory, keep_tail=keep)
+    validate(result)
+    assert messages == before
+    assert result[1:] == messages[len(messages) - len(result) + 1 :]
+    (path,) = directory.iterdir()
+    assert read_transcript(path) == messages
