@@ -30,7 +30,8 @@ _EXTENSIONS = "|".join(
 _BARE_PATH = re.compile(
     rf"(?<![\w/.:-])((?:[\w.~-]*/)+[\w.-]*[\w-]\.[A-Za-z]\w{{0,5}}|[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS}))(?![\w/])"
 )
-_LOCATION_LINE = re.compile(rf"^\s*-?\s*({_PATH}): ((?:\d+(?:-\d+)?(?:,\s?)?)+)", re.M)
+# our own compact form "path: 3-5,9", at a line's start or after "; " or ": " in a list of them
+_LOCATION_LINE = re.compile(rf"(?:^|(?<=; )|(?<=: ))\s*-?\s*({_PATH}): ((?:\d+(?:-\d+)?(?:,\s?)?)+)", re.M)
 _GREP_LINE = re.compile(rf"^({_PATH})[:-](\d+)[:-]")
 _LOG_LEVEL = re.compile(r"\b(CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\b")
 _KEY_FILES = re.compile(

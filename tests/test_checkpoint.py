@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compaction.checkpoint import Checkpoint, build_checkpoint, from_markdown, load, resume_messages
-from compaction.checks.levels import fix_session
+from compaction.checks.levels import FIX_SCRIPT, fix_session, project_line
 from compaction.messages import validate
 
 
@@ -31,17 +31,19 @@ def test_the_checkpoint_counts_turns_and_keeps_the_task(session, checkpoint):
 
 
 def test_every_edited_file_is_listed_with_the_line_it_changed(checkpoint):
-    assert checkpoint.files_modified == [
-        "textstats/ngrams.py (line 14)",
-        "textstats/counts.py (line 27)",
-        "textstats/readability.py (line 21)",
-    ]
+    edits = [args for _, name, args in FIX_SCRIPT if name == "edit_file"]
+    expected = []
+    for args in edits:
+        first = args["old_text"].strip().splitlines()[0]
+        expected.append(f"{args['path']} (line {project_line(args['path'], first)})")
+    assert checkpoint.files_modified == expected and len(expected) == 3
 
 
 def test_completed_work_names_the_research_the_changes_and_the_green_run(checkpoint):
-    assert checkpoint.completed[0].startswith("Researched: 6 failing tests")
-    assert any("textstats/ngrams.py:14" in c for c in checkpoint.completed)
-    assert "42 passed, 0 failed" in checkpoint.completed[-1]
+    assert re.match(r"Researched: \d+ failing tests in tests/", checkpoint.completed[0])
+    line = project_line("textstats/ngrams.py", "range(len(tokens) - n)]")
+    assert any(f"textstats/ngrams.py:{line}" in c for c in checkpoint.completed)
+    assert re.search(r"\d+ passed, 0 failed$", checkpoint.completed[-1])
 
 
 def test_key_decisions_keep_their_reasons(checkpoint):

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import Call, Turn, build_session, sessions
 
-from compaction.checks.levels import fix_session
+from compaction.checks.levels import fix_session, project_line
+from compaction.condense import failing_tests, references
 from compaction.messages import validate
 from compaction.phases import (
     MAX_SUMMARY_TOKENS,
@@ -105,9 +106,11 @@ def test_a_research_summary_keeps_the_failing_tests_files_and_lines(session):
     phase = detect_phases(session)[0]
     summary = summarize_phase(session, phase.start, phase.end)
     assert summary.startswith("## Research phase complete")
-    assert "tests/test_ngrams.py::test_bigrams_of_three_tokens" in summary
-    assert "textstats/ngrams.py: 10" in summary  # the grep hit, with its line
-    assert "36 passed, 6 failed" in summary
+    red = session[4]["content"][0]["content"]  # the first test run
+    assert failing_tests(red) and all(name in summary for name in failing_tests(red))
+    grep = session[10]["content"][0]["content"]  # grep -rn 'ngrams(' textstats
+    assert references(summary)["textstats/ngrams.py"] == references(grep)["textstats/ngrams.py"]
+    assert re.findall(r"^\d+ passed, \d+ failed$", red, re.M)[-1] in summary
     assert 100 <= count_text(summary, "tiktoken") <= MAX_SUMMARY_TOKENS
 
 
@@ -115,8 +118,8 @@ def test_an_implementation_summary_keeps_the_decision_its_reason_and_the_changed
     phase = detect_phases(session)[1]
     summary = summarize_phase(session, phase.start, phase.end)
     assert "because every n-gram test expects the last one" in summary
-    assert "textstats/ngrams.py:14" in summary
-    assert "7 passed, 0 failed" in summary
+    assert f"textstats/ngrams.py:{project_line('textstats/ngrams.py', 'range(len(tokens) - n)]')}" in summary
+    assert re.search(r"`python run_tests.py tests/test_ngrams.py`: \d+ passed, 0 failed", summary)
 
 
 def test_a_summary_drops_file_contents_and_step_by_step_detail(session):

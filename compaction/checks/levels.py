@@ -328,3 +328,14 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
             ("lists a file created with write_file", written),
         ],
     )
+
+
+def project_line(path: str, text: str) -> int:
+    """The 1-based number of the first line of the bundled practice project's ``path`` holding ``text``."""
+    import importlib.resources
+
+    source = importlib.resources.files("compaction") / "offline" / "project" / path
+    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        if text in line:
+            return number
+    raise ValueError(f"{text!r} is not in the practice project's {path}")
