@@ -13,6 +13,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import sessions
 
 from compaction import tokens
 from compaction.messages import assistant, tool_result, tool_use, user
@@ -275,3 +278,28 @@ def test_with_no_encoding_counting_falls_back_to_characters_with_a_warning(monke
     monkeypatch.setattr(tiktoken, "get_encoding", unavailable)
     with pytest.warns(RuntimeWarning, match="characters/4"):
         assert count_text(PROSE, "tiktoken") == count_text(PROSE, "chars")
+
+
+# ---------------------------------------------------------------- properties over generated sessions
+
+
+@given(sessions(max_turns=6, huge=False), st.data())
+def test_an_anchor_equal_to_the_estimate_changes_nothing(session, data):
+    k = data.draw(st.integers(1, len(session)))
+    counter = TokenCounter("chars")
+    counter.observe(session[:k], {"input_tokens": estimate_tokens(session[:k], "chars")})
+    assert counter.count(session) == estimate_tokens(session, "chars")
+
+
+@given(sessions(max_turns=6, huge=False), st.data(), st.integers(0, 10_000))
+def test_the_anchored_count_moves_one_for_one_with_the_usage(session, data, usage):
+    k = data.draw(st.integers(1, len(session)))
+    counter = TokenCounter("chars")
+    counter.observe(session[:k], {"input_tokens": usage})
+    assert counter.count(session) == usage + estimate_tokens(session[k:], "chars")
+
+
+@given(sessions(max_turns=6, huge=False))
+def test_tiktoken_and_chars_both_count_every_message(session):
+    for method in ("chars", "tiktoken"):
+        assert estimate_tokens(session, method) >= MESSAGE_OVERHEAD * len(session)
