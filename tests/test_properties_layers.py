@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 import tempfile
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import long_sessions, sessions
+from strategies import Call, Turn, build_session, hostile_ids, long_sessions, sessions
 
 from compaction.budget import MARKER_OPEN, is_persisted_marker, result_chars, tool_result_budget
 from compaction.messages import assistant, blocks, tool_result, tool_result_blocks, tool_use, user, validate
@@ -130,3 +131,14 @@ def test_micro_keeps_the_newest_results_ids_and_error_flags(session, keep_recent
 def test_micro_twice_is_the_same_as_micro_once(session, keep_recent):
     once = micro_compact(session, keep_recent=keep_recent)
     assert micro_compact(once, keep_recent=keep_recent) == once
+
+
+@given(hostile_ids, st.lists(st.integers(3_000, 30_000), min_size=1, max_size=4))
+def test_budget_never_writes_outside_its_store_whatever_the_ids(prefix, sizes):
+    session = build_session([Turn([Call("bash", "z" * n) for n in sizes])], id_prefix=prefix)
+    with tempfile.TemporaryDirectory() as parent:
+        root = Path(parent) / "store"
+        out = tool_result_budget(session, max_chars=1_000, store=OutputStore(root))
+        validate(out)
+        written = [p for p in Path(parent).rglob("*") if p.is_file()]
+        assert written and all(p.parent == root / "tool-results" for p in written)
