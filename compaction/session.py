@@ -51,6 +51,7 @@ class SessionReport:
     error: BaseException | None = None
     messages: list[dict] = field(default_factory=list)  # the final list
     workspace: Path | None = None
+    replies: list[dict] = field(default_factory=list)  # every assistant reply, in order
 
     @property
     def errors(self) -> int:
@@ -103,6 +104,7 @@ def run_session(
     """Run the offline scenario for ``turns`` calls in a ``window``-token context; a report of it."""
     from compaction.agent import new_workspace, run_agent
     from compaction.backend import connect
+    from compaction.messages import from_response
     from compaction.recent_turns import RecentTurns
     from compaction.tools import COMPACT_TOOL, TOOL_DEFINITIONS
 
@@ -122,6 +124,15 @@ def run_session(
         keeper = RecentTurns(client=client, transcript_dir=transcripts, **settings)
     hooks = keeper.agent_hooks()
     hooks["prepare"] = ask_to_compact(hooks["prepare"], compact_at)
+    replies: list[dict] = []
+    observe = hooks.get("on_response")
+
+    def on_response(messages: list, response: Any) -> None:
+        replies.append(from_response(response))
+        if observe is not None:
+            observe(messages, response)
+
+    hooks["on_response"] = on_response
     try:
         result = run_agent(
             client,
@@ -145,6 +156,7 @@ def run_session(
         result.error,
         result.messages,
         None if temporary is not None else folder,
+        replies,
     )
 
 
