@@ -121,7 +121,7 @@ def demo(
         console.print(error, soft_wrap=True)  # one line, as the SDK raised it
         if is_prompt_too_long(result.error):
             console.print(
-                f"The API refused the prompt after {len(result.turns) - 1} turns: the context is full."
+                f"The API refused the prompt after {result.turns[-1].index} turns: the context is full."
             )
             return 0
         return 1

@@ -42,7 +42,7 @@ SAMPLE_WINDOW = 1_000_000  # tokens: big enough that a sample session never over
 class TurnRecord:
     """One model call: what was sent, what it cost, and what the model asked for."""
 
-    index: int
+    index: int  # 0-based turn; a refused call and its retry share it
     messages: list[Message]  # the list as sent (after prepare)
     estimated_tokens: int  # tiktoken estimate of the request, system and tools included
     input_tokens: int | None  # the API's count from usage; None when the call failed
@@ -111,34 +111,34 @@ def run_agent(
     result = SessionResult(messages, workspace=sandbox.root)
     request = {"model": model, "system": system, "tools": list(tools), "max_tokens": max_tokens}
 
-    def call(sent: list) -> Any:
+    def call(turn: int, sent: list) -> Any:
         estimated = estimate_tokens(sent, "tiktoken", system=system, tools=tools)
         try:
             return client.messages.create(messages=sent, **request), estimated
         except anthropic.APIError as exc:
-            failed = TurnRecord(len(result.turns), sent, estimated, None, None, [], None, _describe(exc))
+            failed = TurnRecord(turn, sent, estimated, None, None, [], None, _describe(exc))
             result.turns.append(failed)
             if on_turn:
                 on_turn(failed)
             raise
 
     try:
-        for _ in range(max_turns):
+        for turn in range(max_turns):
             messages = result.messages = prepare(messages) if prepare else messages
             try:
-                response, estimated = call(messages)
+                response, estimated = call(turn, messages)
             except anthropic.BadRequestError as exc:
                 if not (on_prompt_too_long and is_prompt_too_long(exc)):
                     raise
                 messages = result.messages = on_prompt_too_long(messages, exc)
-                response, estimated = call(messages)  # one retry; a second refusal ends the session
+                response, estimated = call(turn, messages)  # one retry; a second refusal ends the session
             if on_response:
                 on_response(messages, response)
             reply = from_response(response)
             uses = tool_use_blocks(reply)
             usage = getattr(response, "usage", None)
             record = TurnRecord(
-                len(result.turns),
+                turn,
                 messages,
                 estimated,
                 usage_input_tokens(usage) if usage is not None else None,

@@ -167,6 +167,7 @@ def test_on_prompt_too_long_gets_one_retry_with_what_it_returns(workspace):
     assert result.error is None and len(calls) == 1
     assert client.calls[-1]["messages"] == [{"role": "user", "content": "summary of earlier work"}]
     assert [t.error is None for t in result.turns] == [True, False, True]
+    assert [t.index for t in result.turns] == [0, 1, 1]  # the refused call and its retry: one turn
 
 
 def test_a_second_refusal_after_the_retry_ends_the_session(workspace):
