@@ -219,9 +219,14 @@ class Compactor:
         return out, saved
 
     def _args(self, layer: str) -> dict[str, Any]:
-        return (
-            {"store": self.store, **self.layer_args[layer]} if layer == "budget" else self.layer_args[layer]
-        )
+        if layer != "budget":
+            return self.layer_args[layer]
+        return {"store": self.store, "on_event": self._budget_event, **self.layer_args[layer]}
+
+    def _budget_event(self, info: dict) -> None:
+        """A result budget could not write: it stays in the list, and an event says why."""
+        if info.get("kind") == "persist_failed":
+            self._emit("budget_failed", 0, 0, f"{info.get('tool_use_id')}: {info.get('error')}")
 
     @staticmethod
     def _layer(name: str) -> Callable[..., list[dict]]:

@@ -334,3 +334,14 @@ def test_snip_cuts_to_snip_to_so_it_fires_once_every_few_turns_not_every_turn(st
         messages = compactor.prepare(messages + read_turn(200 + i, "short output"))
         assert len(messages) <= 32
     assert 3 <= compactor.counts()["snip"] <= 60 // 5
+
+
+def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    compactor = Compactor(store=OutputStore(blocker / "store"), max_chars=10_000, summarize=False)
+    messages = parallel_reads(session(1), [30_000])
+    out = compactor.prepare(messages)
+    assert out == messages
+    assert [e.layer for e in compactor.events] == ["budget_failed"]
+    assert "toolu_p0" in compactor.events[0].detail
