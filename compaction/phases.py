@@ -63,12 +63,14 @@ def action_of(name: str, args: dict) -> tuple[str, str | None]:
     if name in ("grep", "glob", "search", "ls", "find"):
         return "search", path
     command = str(args.get("command", ""))
-    if re.search(r"run_tests|pytest|unittest|\bnpm test\b|\btox\b", command):
-        return "test", None
-    if re.match(r"\s*(grep|rg|find|ls|tree|git grep)\b", command):
+    if re.match(r"\s*(grep|rg|find|ls|tree|git grep)\b", command):  # before tests: grep run_tests.py
         return "search", None
     read = re.match(r"\s*(cat|head|tail|less|sed -n \S+)\s+(\S+)", command)
-    return ("read", read[2]) if read else ("other", None)
+    if read:
+        return "read", read[2]
+    if re.search(r"run_tests|pytest|unittest|\bnpm test\b|\btox\b", command):
+        return "test", None
+    return "other", None
 
 
 def suite_status(output: str) -> str | None:
@@ -196,7 +198,7 @@ def phase_facts(messages: Sequence[Message], start: int, end: int) -> dict[str, 
             kind, path = action_of(use.get("name", ""), args)
             result = outputs.get(use.get("id")) or {}
             output = text_of(result.get("content"))
-            if kind == "test":
+            if kind == "test" and _test_line(output):
                 tests[str(args.get("command", "tests"))] = _test_line(output)
                 found = failures(output)
                 facts["Key findings"] = [f"`{n}` fails: {e}" if e else f"`{n}` fails" for n, e in found]
@@ -226,7 +228,7 @@ def _ranges(numbers: set[int]) -> str:
 
 def _test_line(output: str) -> str:
     total = re.findall(r"^.*\b\d+ (?:passed|failed)\b.*$|^(?:OK|FAILED \(.*\))$", output, re.M)
-    return total[-1].strip("= ") if total else "no totals"
+    return total[-1].strip("= ") if total else ""
 
 
 def summarize_phase(messages: Sequence[Message], start: int, end: int, *, kind: str | None = None) -> str:

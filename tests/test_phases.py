@@ -41,6 +41,7 @@ def session(tmp_path_factory):
         ("glob", {"pattern": "**/*.py"}, ("search", None)),
         ("bash", {"command": "grep -rn x src"}, ("search", None)),
         ("bash", {"command": "python run_tests.py"}, ("test", None)),
+        ("bash", {"command": 'grep -c "" run_tests.py'}, ("search", None)),
         ("bash", {"command": "python -m pytest -q"}, ("test", None)),
         ("bash", {"command": "cat setup.cfg"}, ("read", "setup.cfg")),
         ("bash", {"command": "python --version"}, ("other", None)),
