@@ -275,6 +275,7 @@ class Compactor:
     def _summary(self, messages: list[dict], focus: str | None = None, manual: bool = False) -> list[dict]:
         from compaction.summarize import compact_history
 
+        self._require_model("a summary")
         return compact_history(
             messages,
             client=self.client,
@@ -283,6 +284,11 @@ class Compactor:
             manual=manual,
             **self.summary_options,
         )
+
+    def _require_model(self, what: str) -> None:
+        if self.client is None or self.transcript_dir is None:
+            missing = " and ".join(n for n in ("client", "transcript_dir") if getattr(self, n) is None)
+            raise ValueError(f"{what} needs a Compactor with a {missing}")
 
     # ------------------------------------------------------------ hooks for the agent loop
 
@@ -300,6 +306,7 @@ class Compactor:
         """The emergency path after "prompt is too long": a summary plus a pair-safe tail."""
         from compaction.reactive import reactive_compact
 
+        self._require_model("reactive compaction")
         before = self.estimate(messages)
         out = reactive_compact(
             messages, client=self.client, transcript_dir=self.transcript_dir, **self.summary_options

@@ -345,3 +345,8 @@ def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path
     assert out == messages
     assert [e.layer for e in compactor.events] == ["budget_failed"]
     assert "toolu_p0" in compactor.events[0].detail
+
+
+def test_a_manual_compact_without_a_model_names_what_is_missing(store):
+    with pytest.raises(ValueError, match="client and transcript_dir"):
+        Compactor(store=store).compact(session(2))
