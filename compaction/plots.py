@@ -16,7 +16,15 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-LAYER_COLORS = ("#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
+LAYER_COLORS = (
+    "#d62728",
+    "#9467bd",
+    "#2ca02c",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+)  # not blue or orange
 
 
 def _get(item: Any, name: str) -> Any:
