@@ -104,7 +104,8 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms Nagle wait
             with server._lock:
                 server._connections.add(self.connection)
-                server._workers.add(threading.current_thread())
+                server._workers = {t for t in server._workers if t.is_alive()}  # forget finished ones
+                server._workers.add(threading.current_thread())  # joined by stop(), even after finish()
 
         def finish(self) -> None:
             try:
@@ -113,7 +114,6 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
                 pass
             with server._lock:
                 server._connections.discard(self.connection)
-                server._workers.discard(threading.current_thread())
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
             pass  # quiet: nothing about requests (or their headers) is logged

@@ -28,3 +28,8 @@ def test_missing_file_exits_with_one():
     code, _, err = run(["no-such-file.txt"])
     assert code == 1
     assert "cannot read no-such-file.txt" in err
+
+
+def test_markdown_output():
+    code, out, _ = run([SAMPLE, "--markdown"])
+    assert code == 0 and out.startswith("## Text report: ")

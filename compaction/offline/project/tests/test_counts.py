@@ -1,5 +1,6 @@
 """Tests of textstats.counts."""
 
+import textstats.counts as counts
 from textstats.counts import average_word_length, frequency_table, hapaxes, top_words, word_counts
 
 
@@ -36,3 +37,13 @@ def test_hapaxes_are_the_words_seen_once():
 def test_average_word_length():
     assert average_word_length(["ab", "abcd"]) == 3.0
     assert average_word_length([]) == 0.0
+
+
+def test_coverage_is_the_share_of_the_top_words():
+    assert counts.coverage(["a", "a", "b", "c"], 1) == 0.5
+    assert counts.coverage([], 3) == 0.0
+
+
+def test_length_histogram_and_longest_words():
+    assert counts.length_histogram(["ab", "c", "de"]) == {1: 1, 2: 2}
+    assert counts.longest_words(["aa", "bbb", "c", "ccc"], 3) == ["bbb", "ccc", "aa"]

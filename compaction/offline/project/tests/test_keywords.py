@@ -1,6 +1,6 @@
 """Tests of textstats.keywords."""
 
-from textstats.keywords import document_frequency, keywords, term_frequency, tf_idf
+from textstats.keywords import bm25, document_frequency, keywords, term_frequency, tf_idf
 
 
 def test_term_frequency_divides_by_length():
@@ -19,3 +19,8 @@ def test_rare_words_score_higher():
 def test_keywords_skip_stopwords_and_rank():
     docs = [["the", "red", "fox", "fox"], ["the", "lazy", "dog"]]
     assert keywords(docs, 1) == [["fox"], ["dog"]]
+
+
+def test_bm25_scores_documents_that_hold_the_query():
+    assert bm25([["cat", "dog"], ["fish"]], ["cat"]) == [1.2221, 0.0]
+    assert bm25([], ["cat"]) == []

@@ -1,6 +1,15 @@
 """Tests of textstats.ngrams."""
 
-from textstats.ngrams import bigrams, join_ngram, ngrams, top_ngrams, trigrams
+from textstats.ngrams import (
+    bigrams,
+    char_ngrams,
+    collocations,
+    join_ngram,
+    ngram_counts,
+    ngrams,
+    top_ngrams,
+    trigrams,
+)
 
 
 def test_bigrams_of_three_tokens():
@@ -37,3 +46,19 @@ def test_top_ngrams_ranks_by_count():
 
 def test_join_ngram():
     assert join_ngram(("new", "york")) == "new york"
+
+
+def test_ngram_counts_count_repeats():
+    result = ngram_counts(["a", "b", "a", "b"])
+    assert result == {("a", "b"): 2, ("b", "a"): 1}, result
+
+
+def test_char_ngrams_are_padded():
+    assert char_ngrams("cat") == ["_ca", "cat", "at_"]
+    assert char_ngrams("cat", 2, pad="") == ["ca", "at"]
+
+
+def test_collocations_find_pairs_that_belong_together():
+    tokens = "new york is big and new york is old".split()
+    assert collocations(tokens, 1) == [(("new", "york"), 2.34)]
+    assert collocations(["a"]) == []

@@ -1,6 +1,14 @@
 """Tests of textstats.readability."""
 
-from textstats.readability import count_syllables, difficulty, flesch_reading_ease, text_statistics
+from textstats.readability import (
+    coleman_liau,
+    count_syllables,
+    difficulty,
+    flesch_reading_ease,
+    gunning_fog,
+    scores,
+    text_statistics,
+)
 
 
 def test_syllables_of_common_words():
@@ -32,3 +40,21 @@ def test_difficulty_bands():
     assert difficulty(95) == "very easy"
     assert difficulty(65) == "plain"
     assert difficulty(10) == "very difficult"
+
+
+def test_gunning_fog_counts_complex_words():
+    assert gunning_fog("Everybody celebrated yesterday.") == 41.2
+    assert gunning_fog("") == 0.0
+
+
+def test_coleman_liau_needs_no_syllables():
+    assert coleman_liau("The cat sat on the mat.") == -4.1
+
+
+def test_scores_gathers_every_index():
+    assert sorted(scores("The cat sat.")) == [
+        "coleman_liau",
+        "flesch_kincaid_grade",
+        "flesch_reading_ease",
+        "gunning_fog",
+    ]

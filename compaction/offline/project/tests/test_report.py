@@ -1,6 +1,6 @@
 """Tests of textstats.report."""
 
-from textstats.report import build_report, format_report
+from textstats.report import build_report, format_markdown, format_report
 
 TEXT = "The cat sat on the mat. The cat ran.\n\nA dog barked."
 
@@ -22,3 +22,9 @@ def test_format_report_aligns_labels():
     lines = text.splitlines()
     assert lines[:2] == ["T", "="]
     assert lines[2].startswith("paragraphs           2")
+
+
+def test_format_markdown_is_a_table():
+    lines = format_markdown(build_report(TEXT), title="T").splitlines()
+    assert lines[:4] == ["## T", "", "| statistic | value |", "|---|---|"]
+    assert lines[4] == "| paragraphs | 2 |"

@@ -1,6 +1,14 @@
 """Tests of textstats.tokenize."""
 
-from textstats.tokenize import paragraphs, sentence_lengths, sentences, words
+from textstats.tokenize import (
+    average_sentence_length,
+    longest_sentence,
+    paragraphs,
+    sentence_lengths,
+    sentences,
+    word_spans,
+    words,
+)
 
 
 def test_words_are_normalised():
@@ -28,3 +36,14 @@ def test_paragraphs_are_separated_by_blank_lines():
 
 def test_sentence_lengths_count_words():
     assert sentence_lengths("One two three. Four five.") == [3, 2]
+
+
+def test_word_spans_point_into_the_raw_text():
+    text = "Don't stop, well-known fox."
+    assert word_spans(text) == [("Don't", 0, 5), ("stop", 6, 10), ("well-known", 12, 22), ("fox", 23, 26)]
+
+
+def test_average_and_longest_sentence():
+    assert average_sentence_length("One two. Three.") == 1.5
+    assert longest_sentence("A b. C d e. F g h.") == "C d e."
+    assert longest_sentence("") == ""

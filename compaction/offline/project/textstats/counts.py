@@ -47,3 +47,24 @@ def average_word_length(tokens):
     if not tokens:
         return 0.0
     return sum(len(t) for t in tokens) / len(tokens)
+
+
+def coverage(tokens, n):
+    """The share of all tokens covered by the ``n`` most frequent distinct tokens."""
+    if not tokens:
+        return 0.0
+    counts = sorted(word_counts(tokens).values(), reverse=True)
+    return sum(counts[:n]) / len(tokens)
+
+
+def length_histogram(tokens):
+    """How many tokens have each length, as a dict ordered by length."""
+    histogram = {}
+    for token in tokens:
+        histogram[len(token)] = histogram.get(len(token), 0) + 1
+    return dict(sorted(histogram.items()))
+
+
+def longest_words(tokens, n=5):
+    """The ``n`` longest distinct tokens, longest first, ties alphabetical."""
+    return sorted(set(tokens), key=lambda word: (-len(word), word))[:n]

@@ -48,3 +48,26 @@ def keywords(documents, k=5, *, skip_stopwords=True):
         ranked = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
         result.append([word for word, _ in ranked[:k]])
     return result
+
+
+def bm25(documents, query, *, k1=1.5, b=0.75):
+    """The Okapi BM25 score of every document for a query (a list of tokens), in document order.
+
+    ``k1`` limits how much repeating a term helps; ``b`` sets how strongly long documents are
+    penalised. Terms absent from every document add nothing.
+    """
+    if not documents:
+        return []
+    idf = inverse_document_frequency(documents)
+    average = sum(len(doc) for doc in documents) / len(documents)
+    result = []
+    for doc in documents:
+        counts = Counter(doc)
+        score = 0.0
+        for term in query:
+            tf = counts.get(term, 0)
+            if tf:
+                norm = tf + k1 * (1 - b + b * len(doc) / (average or 1))
+                score += idf[term] * tf * (k1 + 1) / norm
+        result.append(round(score, 4))
+    return result

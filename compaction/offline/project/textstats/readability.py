@@ -59,3 +59,39 @@ def difficulty(score):
         if score >= floor:
             return label
     return "very difficult"
+
+
+def is_complex(word):
+    """A word of three or more syllables, the "complex" word of the Gunning fog index."""
+    return count_syllables(word) >= 3
+
+
+def gunning_fog(text):
+    """The Gunning fog index: years of schooling needed, from sentence length and complex words."""
+    stats = text_statistics(text)
+    if not stats["words"] or not stats["sentences"]:
+        return 0.0
+    complex_words = sum(1 for t in words(text) if is_complex(t))
+    per_sentence = stats["words"] / stats["sentences"]
+    return round(0.4 * (per_sentence + 100 * complex_words / stats["words"]), 1)
+
+
+def coleman_liau(text):
+    """The Coleman-Liau index, from letters and sentences per 100 words (no syllables needed)."""
+    tokens = words(text)
+    if not tokens:
+        return 0.0
+    letters = sum(sum(1 for c in t if c.isalpha()) for t in tokens)
+    per_100_letters = letters / len(tokens) * 100
+    per_100_sentences = len(sentences(text)) / len(tokens) * 100
+    return round(0.0588 * per_100_letters - 0.296 * per_100_sentences - 15.8, 1)
+
+
+def scores(text):
+    """Every readability score of ``text`` in one dict."""
+    return {
+        "flesch_reading_ease": flesch_reading_ease(text),
+        "flesch_kincaid_grade": flesch_kincaid_grade(text),
+        "gunning_fog": gunning_fog(text),
+        "coleman_liau": coleman_liau(text),
+    }

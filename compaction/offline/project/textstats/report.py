@@ -49,3 +49,10 @@ def format_report(report, *, title="Text report"):
     lines = [title, "=" * len(title)]
     lines += [f"{label.ljust(width)}  {value}" for label, value in rows]
     return "\n".join(lines)
+
+
+def format_markdown(report, *, title="Text report"):
+    """The report as a Markdown table under a heading, for READMEs and issue comments."""
+    lines = [f"## {title}", "", "| statistic | value |", "|---|---|"]
+    lines += [f"| {label} | {value} |" for label, value in _rows(report)]
+    return "\n".join(lines)

@@ -35,3 +35,29 @@ def stopword_ratio(tokens):
     if not tokens:
         return 0.0
     return sum(1 for t in tokens if is_stopword(t)) / len(tokens)
+
+
+def load_stopwords(path):
+    """Stopwords from a text file: one word per line, ``#`` starts a comment, case folded."""
+    words = set()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            word = line.split("#", 1)[0].strip()
+            if word:
+                words.add(word.casefold())
+    return frozenset(words)
+
+
+def content_words(tokens, extra=()):
+    """The distinct tokens that are not stopwords, sorted alphabetically."""
+    return sorted(set(remove_stopwords(tokens, extra)))
+
+
+def stopword_profile(tokens, n=5):
+    """The ``n`` most frequent stopwords of ``tokens`` as ``(word, count)``, ties alphabetical."""
+    counts = {}
+    for token in tokens:
+        if is_stopword(token):
+            key = token.casefold()
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]

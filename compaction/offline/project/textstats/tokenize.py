@@ -14,6 +14,7 @@ ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e
 
 _SENTENCE_END_RE = re.compile(r"([.!?]+)(\s+)")
 _PARAGRAPH_RE = re.compile(r"\n\s*\n")
+_WORD_RE = re.compile(r"\w+(?:['-]\w+)*")
 
 
 def words(text):
@@ -52,3 +53,28 @@ def paragraphs(text):
 def sentence_lengths(text):
     """The number of words in each sentence of ``text``."""
     return [len(words(s)) for s in sentences(text)]
+
+
+def word_spans(text):
+    """Each word of the raw ``text`` with its start and end offsets, as ``(word, start, end)``.
+
+    Offsets point into ``text`` itself, so callers can highlight words in the original; the
+    word is the raw slice, not normalised.
+    """
+    return [(m.group(0), m.start(), m.end()) for m in _WORD_RE.finditer(text)]
+
+
+def average_sentence_length(text):
+    """The mean number of words per sentence (0.0 for text without sentences)."""
+    lengths = sentence_lengths(text)
+    return sum(lengths) / len(lengths) if lengths else 0.0
+
+
+def longest_sentence(text):
+    """The sentence with the most words; the first one wins a tie ('' for empty text)."""
+    best, best_length = "", -1
+    for sentence in sentences(text):
+        length = len(words(sentence))
+        if length > best_length:
+            best, best_length = sentence, length
+    return best
