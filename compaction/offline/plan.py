@@ -94,7 +94,17 @@ MODULES = (  # module -> the line it gets in NOTES.md
     ("cli", "argparse front end; exit codes 0, 1 and 2 as documented"),
 )
 FIRST_NOTE = "- (no module reviewed yet)"
-TESTED = {"normalize", "tokenize", "stopwords", "counts", "ngrams", "readability", "keywords", "report", "cli"}
+TESTED = {
+    "normalize",
+    "tokenize",
+    "stopwords",
+    "counts",
+    "ngrams",
+    "readability",
+    "keywords",
+    "report",
+    "cli",
+}
 LEXICAL = '''
 
 def lexical_diversity(tokens):
