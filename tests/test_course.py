@@ -27,6 +27,7 @@ SOLVED = '''def first_user(messages):
 
 
 def solution_notebook(*code: str) -> nbformat.NotebookNode:
+    """A solved notebook as an author leaves it: outputs, counts, run metadata, widget state."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python", "version": "3.11.7"}
@@ -43,6 +44,7 @@ def solution_notebook(*code: str) -> nbformat.NotebookNode:
 
 
 def write(nb: nbformat.NotebookNode, path) -> None:
+    """Save a notebook, creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
 

@@ -51,6 +51,7 @@ def missing_from(env: dict, requirements: dict[str, list[str]]) -> list[str]:
 
 
 def environment() -> dict:
+    """environment.yml, parsed."""
     return yaml.safe_load((ROOT / "environment.yml").read_text())
 
 
