@@ -49,7 +49,11 @@ def connect(
     scenario: str | None = None,
     seed: int = 0,
 ) -> anthropic.Anthropic:
-    """An ``anthropic.Anthropic`` client: the offline model by default, the real API on request."""
+    """An ``anthropic.Anthropic`` client: the offline model by default, the real API on request.
+
+    ``context_window``, ``scenario`` and ``seed`` configure the offline model only; the real API
+    has its model's own window.
+    """
     if backend_name(backend) == "anthropic":
         key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
         if not key:
