@@ -169,7 +169,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             print("run: python -m compaction.course build-exercises", file=sys.stderr)
         return 1 if differing else 0
     for name in differing:
-        print(f"wrote {name}")
+        print(f"left alone: {name}" if "(no solution" in name else f"wrote {name}")
     return 0
 
 
