@@ -11,6 +11,9 @@ import re
 import shutil
 from functools import lru_cache
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from compaction.agent import new_workspace, run_agent
 from compaction.backend import connect
 from compaction.messages import (
@@ -178,3 +181,19 @@ def test_compact_history_with_the_offline_model_lets_the_agent_carry_on(tmp_path
     assert len(compacted) == 1 and f"[step {step}]" in blocks(compacted[0])[0]["text"]
     content, stop = scenario.respond("textstats", compacted, tools=TOOL_DEFINITIONS)
     assert stop == "tool_use" and re.search(rf"\[step {step + 1}( re-read)?\]", content[0]["text"])
+
+
+@lru_cache(maxsize=1)
+def cut_points() -> list[int]:
+    return [i for i, m in enumerate(session(), 1) if m["role"] == "user"]
+
+
+@given(st.data())
+def test_any_prefix_summarizes_to_nine_sections_and_resumes_where_it_stopped(data):
+    prefix = list(session()[: data.draw(st.sampled_from(cut_points()))])
+    answer = summarize(request(prefix))
+    assert list(previous_sections(answer)) == list(SECTIONS)
+    last = state.last_marker(prefix)
+    markers = [m.group(0) for m in state.MARKER_RE.finditer(answer)]
+    assert markers == ([state.marker(*last)] if last else [])
+    assert state.last_marker([user(answer)]) == last
