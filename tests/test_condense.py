@@ -268,6 +268,31 @@ def test_the_offline_agents_tool_outputs_keep_their_locations():
     assert checked > 5
 
 
+_segment = st.from_regex(r"[a-z_]{1,8}", fullmatch=True)
+_paths = st.builds(
+    lambda parts, ext: "/".join(parts) + "." + ext,
+    st.lists(_segment, min_size=1, max_size=3),
+    st.sampled_from(["py", "ts", "md", "txt"]),
+)
+_lines = st.one_of(
+    st.builds(lambda p, n, t: f"{p}:{n}:{t}", _paths, st.integers(1, 5000), st.text(max_size=30)),
+    st.builds(lambda p, n: f'  File "{p}", line {n}, in f', _paths, st.integers(1, 999)),
+    st.builds(lambda p: f"FAILED {p}::test_x - AssertionError: boom", _paths),
+    st.text(max_size=60),
+    st.sampled_from(
+        ["ERROR it broke", "WARNING low disk", "INFO ok", "12 passed, 3 failed", "Ran 4 tests", "OK"]
+    ),
+)
+
+
+@given(st.lists(_lines, max_size=80), st.sampled_from([None, "grep -rn x .", "pytest", "cat app.log"]))
+def test_any_output_keeps_every_location_it_cites(lines, command):
+    output = "\n".join(lines)
+    condensed = condense(output, command=command)
+    if detect_kind(output, command=command) != "listing":
+        assert missing_references(output, condensed) == []
+
+
 # ---------------------------------------------------------------- pointers and small outputs
 
 
