@@ -18,7 +18,8 @@ from pathlib import Path
 
 from compaction.condense import failures
 from compaction.messages import Message, text_of, tool_result_blocks, tool_use_blocks
-from compaction.phases import REASON, action_of, detect_phases, edited_line, phase_facts, statement
+from compaction.phase_summary import REASON, edited_line, phase_facts, statement
+from compaction.phases import action_of, detect_phases
 
 # section title -> (Checkpoint field, how an item is written)
 SECTIONS = {

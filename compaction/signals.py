@@ -21,7 +21,8 @@ from pathlib import Path
 
 from compaction.condense import condense
 from compaction.messages import Message, text_of, tool_inputs, tool_names, tool_result_blocks, tool_use_blocks
-from compaction.phases import action_of, compact_phases, detect_phases, statement
+from compaction.phase_summary import compact_phases, statement
+from compaction.phases import action_of, detect_phases
 from compaction.store import OutputStore
 
 MAX_TURNS = 20

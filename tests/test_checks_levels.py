@@ -11,7 +11,8 @@ from compaction.checkpoint import files_modified
 from compaction.checks import levels as checks
 from compaction.condense import condense_grep
 from compaction.messages import tool_use_blocks
-from compaction.phases import action_of, detect_phases, edited_line, steps
+from compaction.phase_summary import edited_line
+from compaction.phases import action_of, detect_phases, steps
 
 
 def stub(*args, **kwargs):
