@@ -16,7 +16,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from compaction.condense import failures, line_ranges, references
+from compaction.condense import failures
+from compaction.locations import line_ranges, references
 from compaction.messages import Message, text, text_of, tool_result_blocks, tool_use_blocks
 from compaction.phases import action_of, detect_phases, steps
 from compaction.tokens import count_text

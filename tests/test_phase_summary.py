@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from strategies import Call, Turn, build_session, sessions
 
 from compaction.checks.levels import fix_session, project_line
-from compaction.condense import failing_tests, references
+from compaction.condense import failing_tests
+from compaction.locations import references
 from compaction.messages import validate
 from compaction.phase_summary import MAX_SUMMARY_TOKENS, compact_phases, summarize_phase
 from compaction.phases import detect_phases

@@ -204,7 +204,7 @@ def level_sessions() -> list[list[dict]]:
 def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
     """A grep condenser: the package's totals line, every path and line kept, 80% fewer tokens."""
     from compaction.condense import condense_grep as reference
-    from compaction.condense import missing_references
+    from compaction.locations import missing_references
     from compaction.tokens import count_text
 
     def keeps_everything(seed: int, lines: int) -> Callable[[], None]:
