@@ -24,7 +24,8 @@ BASH_TIMEOUT = 10.0  # seconds
 
 
 def _tool(name: str, description: str, required: tuple[str, ...], **properties: dict) -> dict:
-    schema = {"type": "object", "properties": properties, "required": list(required)}
+    fields = {key: dict(kind) for key, kind in properties.items()}  # no dict shared between tools
+    schema = {"type": "object", "properties": fields, "required": list(required)}
     return {"name": name, "description": description, "input_schema": schema}
 
 
