@@ -94,3 +94,17 @@ def test_the_same_input_renders_the_same_image():
 def test_malformed_input_is_refused_with_the_missing_field_named(turns, events, message):
     with pytest.raises(ValueError, match=message):
         token_timeline(turns, events=events)
+
+
+def test_in_a_notebook_the_returned_figure_is_shown_exactly_once():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    source = (
+        "from compaction.plots import token_timeline\n"
+        "token_timeline([{'index': 0, 'estimated_tokens': 5, 'input_tokens': 5}], window=10)"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    outputs = notebook.cells[0].outputs
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1, [o.get("output_type") for o in outputs]
