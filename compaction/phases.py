@@ -76,8 +76,12 @@ def suite_status(output: str) -> str | None:
 
 def steps(messages: Sequence[Message]) -> list[Step]:
     """Every assistant message as a step, in order."""
+    if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+        raise TypeError(f"steps: messages must be a list of message dicts, not {type(messages).__name__}")
     out = []
     for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise TypeError(f"steps: messages[{i}] must be a dict, not {type(message).__name__}")
         if message.get("role") != "assistant":
             continue
         if SUMMARY_HEAD.match(text_of(message.get("content")).strip()):

@@ -80,6 +80,11 @@ def test_one_read_before_an_edit_is_not_a_research_phase():
     assert [p.reason for p in detect_phases(build_session(plan))] == ["open"]
 
 
+def test_a_list_that_is_not_messages_is_refused_by_index():
+    with pytest.raises(TypeError, match=r"messages\[1\] must be a dict"):
+        detect_phases([{"role": "user", "content": "x"}, "not a message"])
+
+
 def test_a_session_that_only_reads_has_one_open_phase():
     plan = [Turn([Call("read_file")]) for _ in range(6)]
     assert [(p.kind, p.reason) for p in detect_phases(build_session(plan))] == [("research", "open")]

@@ -164,9 +164,15 @@ FIX_SCRIPT = [
 
 def fix_session(workspace=None) -> list[dict]:
     """A scripted session on the practice project: research, three fixes, the suite turns green."""
+    import tempfile
+    from pathlib import Path
+
     from compaction.agent import new_workspace
     from compaction.tools import Workspace
 
+    if workspace is None:  # a throwaway copy; tool outputs never show its path
+        with tempfile.TemporaryDirectory(prefix="compaction-fix-") as folder:
+            return fix_session(Path(folder) / "ws")
     sandbox = Workspace(new_workspace(workspace))
     messages = [{"role": "user", "content": "The tests of this project fail. Find out why and fix the code."}]
     for n, (said, name, args) in enumerate(FIX_SCRIPT, 1):
