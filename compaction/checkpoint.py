@@ -28,6 +28,7 @@ SECTIONS = {
     "Key Decisions": ("decisions", "{n}. "),
     "Files Modified": ("files_modified", "- "),
 }
+WRITERS = ("write_file", "write", "create")  # tools that write a whole file
 NONE = "(none)"  # an empty section; never a bullet, so it cannot be mistaken for an item
 
 
@@ -120,17 +121,22 @@ def _last_failures(messages: Sequence[Message]) -> list[tuple[str, str]]:
 def files_modified(messages: Sequence[Message]) -> list[str]:
     """Each file the agent wrote or edited, in order, with the lines its edits changed."""
     changed: dict[str, list[str]] = {}  # path -> what happened to it, in order
+    opened = None  # the newest file read or changed: an edit that names no file (SWE-agent's) changes it
     for i, message in enumerate(messages):
         for use in tool_use_blocks(message):
             args = use.get("input") or {}
             kind, path = action_of(use.get("name", ""), args)
+            path = path or (opened if kind == "edit" else None)
+            opened = path if kind in ("read", "edit") and path else opened
             if kind != "edit" or not path:
                 continue
-            if "old_text" in args:
-                line = edited_line(messages[:i], path, args["old_text"])
-                changed.setdefault(path, []).append(f"line {line}" if line else "edited")
+            old = args.get("old_text") or args.get("old_string") or args.get("search")
+            if old:
+                line = edited_line(messages[:i], path, old)
+                what = f"line {line}" if line else "edited"
             else:
-                changed.setdefault(path, []).append("written")
+                what = "written" if str(use.get("name", "")).lower() in WRITERS else "edited"
+            changed.setdefault(path, []).append(what)
     return [f"{p} ({', '.join(dict.fromkeys(what))})" for p, what in changed.items()]
 
 
@@ -152,7 +158,10 @@ def build_checkpoint(messages: Sequence[Message], *, turn: int | None = None) ->
         in_progress.append(f"Current work: {said[-1][:300]}")
     decisions = [statement(m) for m in messages if m.get("role") == "assistant"]
     decisions = list(dict.fromkeys(d[:240] for d in decisions if REASON.search(d)))
-    return Checkpoint(turn, _one_line(task), completed, in_progress, decisions, files_modified(messages))
+    lists = [[_one_line(item) for item in items] for items in (completed, in_progress, decisions)]
+    return Checkpoint(
+        turn, _one_line(task), *lists, files_modified(messages)
+    )  # one-line items: exact round trip
 
 
 def resume_messages(checkpoint: Checkpoint, task: str) -> list[Message]:

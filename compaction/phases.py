@@ -47,16 +47,20 @@ class Phase:
 def action_of(name: str, args: dict) -> tuple[str, str | None]:
     """The kind of work a tool call does and the file it is about: ``("read", "a.py")``."""
     name = name.lower()
-    path = args.get("path") or args.get("file_path") or args.get("notebook_path")
-    if name in ("read_file", "read", "view", "open"):
+    path = args.get("path") or args.get("file_path") or args.get("notebook_path") or args.get("filename")
+    if name in ("read_file", "read", "view", "open", "goto", "scroll_up", "scroll_down"):
         return "read", path
-    if name in ("write_file", "edit_file", "write", "edit", "multiedit", "notebookedit"):
+    if name in ("write_file", "edit_file", "write", "edit", "multiedit", "notebookedit", "create", "insert"):
         return "edit", path
-    if name in ("grep", "glob", "search", "ls", "find"):
+    if name in ("grep", "glob", "search", "ls", "find", "find_file", "search_file", "search_dir"):
         return "search", path
     command = str(args.get("command", ""))
-    if re.match(r"\s*(grep|rg|find|ls|tree|git grep)\b", command):  # before tests: grep run_tests.py
-        return "search", None
+    if re.match(r"\s*(grep|rg|find|ls|tree|git grep|find_file|search_file|search_dir)\b", command):
+        return "search", None  # checked before tests: a grep of run_tests.py is a search
+    swe = re.match(r"\s*(open|create|edit|insert)\b\s*(\S*)", command)  # SWE-agent's file commands
+    if swe:
+        path = swe[2].strip("\"'") if swe[1] in ("open", "create") and "." in swe[2] else None
+        return ("read" if swe[1] == "open" else "edit"), path
     read = re.match(r"\s*(cat|head|tail|less|sed -n \S+)\s+(\S+)", command)
     if read:
         return "read", read[2]
@@ -127,7 +131,7 @@ def detect_phases(messages: Sequence[Message]) -> list[Phase]:
         start = step.index if start is None else start
         if step.kind == "edit" and not edited and len(looks) >= MIN_RESEARCH_STEPS:
             close(step.index, "first edit after research")
-        elif step.kind == "edit" and edited and not set(step.files) & edited:
+        elif step.kind == "edit" and edited and step.files and not set(step.files) & edited:
             close(looks[0].index if looks else step.index, f"moved on to {', '.join(step.files)}")
         if step.kind == "edit":
             edited |= set(step.files)

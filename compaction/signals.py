@@ -79,8 +79,8 @@ def _repetitions(messages: Sequence[Message]) -> list[Signal]:
         for use in tool_use_blocks(message):
             name, args = use.get("name", ""), use.get("input") or {}
             kind, path = action_of(name, args)
-            if kind == "edit":  # after an edit, reading that file or testing again is no repetition
-                calls = {k: j for k, j in calls.items() if k[2] != "test" and k[3] != path}
+            if kind == "edit":  # after an edit, only reading another file again is a repetition
+                calls = {k: j for k, j in calls.items() if k[2] == "read" and k[3] != path}
                 continue
             key = (name, json.dumps(args, sort_keys=True), kind, path)
             if key in calls:

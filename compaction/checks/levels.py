@@ -325,6 +325,11 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
         messages = _tiny([("write_file", {"path": "notes.md", "content": "# Notes"})], {0: "wrote 1 lines"})
         assert list(files_modified(messages)) == ["notes.md (written)"], files_modified(messages)
 
+    def opened_last() -> None:
+        messages = _tiny([("read_file", {"path": "a.py"}), ("edit", {"search": "y = 0", "replace": "y = 1"})])
+        got = list(files_modified(messages))
+        assert got == ["a.py (edited)"], f"an edit that names no file changes the one read last; got {got}"
+
     return run_cases(
         "files_modified",
         [
@@ -332,6 +337,7 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
             ("identical on the course's sample session", same_on(1)),
             ("lists every edited file with its line", every_file),
             ("lists a file created with write_file", written),
+            ("an edit without a path changes the file read last", opened_last),
         ],
     )
 
