@@ -27,6 +27,8 @@ import anthropic
 
 from compaction.backend import DEFAULT_MODEL
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
+from compaction.reactive import ReactiveCompactFailed, is_prompt_too_long
+from compaction.summarize import SummaryFailed, transcript_of
 from compaction.tokens import estimate_tokens, usage_input_tokens
 from compaction.tools import TOOL_DEFINITIONS, Workspace
 
@@ -60,11 +62,6 @@ class SessionResult:
     turns: list[TurnRecord] = field(default_factory=list)
     error: Exception | None = None
     workspace: Path | None = None
-
-
-def is_prompt_too_long(error: BaseException) -> bool:
-    """True for the API's 400 ``prompt is too long`` refusal."""
-    return isinstance(error, anthropic.BadRequestError) and "prompt is too long" in str(error)
 
 
 def default_task() -> str:
@@ -127,11 +124,11 @@ def run_agent(
             messages = result.messages = prepare(messages) if prepare else messages
             try:
                 response, estimated = call(turn, messages)
-            except anthropic.BadRequestError as exc:
+            except anthropic.APIStatusError as exc:
                 if not (on_prompt_too_long and is_prompt_too_long(exc)):
                     raise
-                messages = result.messages = on_prompt_too_long(messages, exc)
-                response, estimated = call(turn, messages)  # one retry; a second refusal ends the session
+                response, estimated, messages = _recover(call, turn, messages, exc, on_prompt_too_long)
+                result.messages = messages
             if on_response:
                 on_response(messages, response)
             reply = from_response(response)
@@ -155,11 +152,26 @@ def run_agent(
                 break
             messages = _run_tools(messages, uses, sandbox, on_compact)
             result.messages = messages
-    except anthropic.APIError as exc:
+    except (anthropic.APIError, SummaryFailed) as exc:
         result.error = exc
         if raise_errors:
             raise
     return result
+
+
+def _recover(call: Callable, turn: int, messages: list, error: Exception, hook: Callable) -> tuple:
+    """One reactive compaction and one retry; then ReactiveCompactFailed naming the transcript."""
+    try:
+        messages = hook(messages, error)
+    except SummaryFailed as failed:
+        raise ReactiveCompactFailed(failed.transcript, failed) from failed
+    try:
+        response, estimated = call(turn, messages)  # the one retry
+    except anthropic.APIStatusError as again:
+        if is_prompt_too_long(again):
+            raise ReactiveCompactFailed(transcript_of(messages[0]) if messages else None, again) from again
+        raise
+    return response, estimated, messages
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:
@@ -215,7 +227,9 @@ def sample_session(turns: int = 30, seed: int = 0) -> list[dict]:
 def _sample_json(turns: int, seed: int) -> str:
     from compaction.backend import connect
 
-    client = connect(context_window=SAMPLE_WINDOW, seed=seed)
+    client = connect(
+        "offline", context_window=SAMPLE_WINDOW, seed=seed
+    )  # deterministic whatever the shell says
     folder = new_workspace()
     try:
         result = run_agent(client, workspace=folder, max_turns=turns, raise_errors=True)

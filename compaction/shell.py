@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 OUTPUT_CAP = 30_000  # characters kept, half from the head and half from the tail
-ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+ENV_KEEP = ("PATH", "TERM")
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET")
 
 
@@ -26,7 +26,8 @@ def clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "/usr/bin:/bin")])
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ folders appearing in the workspace
-    env.setdefault("LANG", "C.UTF-8")
+    # the same bytes on every machine: one locale (sort order, messages), one time zone
+    env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", TZ="UTC")
     return {k: v for k, v in env.items() if not any(w in k.upper() for w in SECRET_WORDS)}
 
 

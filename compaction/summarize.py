@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.messages import Message, has_tool_use, is_tool_result_message, text, validate
+from compaction.messages import Message, has_tool_use, is_tool_result_message, text, text_of, validate
 from compaction.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.summary_request import fit_request
 from compaction.tokens import estimate_tokens, message_tokens
@@ -63,6 +63,7 @@ REMINDER: answer with plain text only. Any tool call will be rejected and waste 
 _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL)
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
 _TOO_LONG = re.compile(r"(\d+) tokens > (\d+) maximum")
+_TRANSCRIPT_NAMED = re.compile(r"messages\) is in the transcript (\S+);")  # see continuation_text
 
 
 class SummaryFailed(RuntimeError):
@@ -164,6 +165,12 @@ def continuation_text(
             "summary request, so this summary does not cover them."
         )
     return "\n".join([*lines, "", summary])
+
+
+def transcript_of(message: Message) -> Path | None:
+    """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
+    found = _TRANSCRIPT_NAMED.search(text_of(message.get("content")) if isinstance(message, dict) else "")
+    return Path(found.group(1)) if found else None
 
 
 def compact_history(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import anthropic
 import httpx
@@ -11,6 +12,8 @@ import pytest
 
 from compaction.agent import SessionResult, is_prompt_too_long, run_agent
 from compaction.messages import tool_result_blocks, validate
+from compaction.reactive import ReactiveCompactFailed
+from compaction.summarize import SummaryFailed, continuation_text
 
 
 def response(*blocks, stop_reason=None, input_tokens=100):
@@ -175,9 +178,42 @@ def test_a_second_refusal_after_the_retry_ends_the_session(workspace):
         bad_request("prompt is too long: 9 > 8 maximum"),
         bad_request("prompt is too long: 9 > 8 maximum"),
     )
+    summary = continuation_text("S", ".transcripts/transcript-0001.jsonl", messages=9)
     client = FakeClient(first, second, response("never"))
-    result = run_agent(client, workspace=workspace, task="go", on_prompt_too_long=lambda m, e: m)
-    assert result.error is second and len(client.calls) == 2
+    result = run_agent(
+        client,
+        workspace=workspace,
+        task="go",
+        on_prompt_too_long=lambda m, e: [{"role": "user", "content": summary}],
+    )
+    assert isinstance(result.error, ReactiveCompactFailed) and len(client.calls) == 2
+    assert result.error.error is second
+    assert ".transcripts/transcript-0001.jsonl" in str(result.error)  # where the full history is
+
+
+def test_a_413_request_too_large_is_recovered_like_a_prompt_too_long(workspace):
+    request = httpx.Request("POST", "http://127.0.0.1/v1/messages")
+    too_large = anthropic.APIStatusError(
+        "Error code: 413 - request too large", response=httpx.Response(413, request=request), body=None
+    )
+    client = FakeClient(too_large, response("ok"))
+    result = run_agent(
+        client,
+        workspace=workspace,
+        task="go",
+        on_prompt_too_long=lambda m, e: [{"role": "user", "content": "s"}],
+    )
+    assert result.error is None and client.calls[-1]["messages"] == [{"role": "user", "content": "s"}]
+
+
+def test_a_recovery_that_cannot_summarize_ends_the_session_with_a_clear_error(workspace):
+    def cannot(messages, error):
+        raise SummaryFailed("the summary answer is empty", Path("t/transcript-0002.jsonl"))
+
+    client = FakeClient(bad_request("prompt is too long: 9 > 8 maximum"))
+    result = run_agent(client, workspace=workspace, task="go", on_prompt_too_long=cannot)
+    assert isinstance(result.error, ReactiveCompactFailed)
+    assert "transcript-0002.jsonl" in str(result.error) and "empty" in str(result.error)
 
 
 def test_other_bad_requests_do_not_trigger_the_retry_hook(workspace):
