@@ -29,7 +29,7 @@ from compaction.backend import DEFAULT_MODEL
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
 from compaction.reactive import ReactiveCompactFailed, is_prompt_too_long
 from compaction.summarize import SummaryFailed, transcript_of
-from compaction.tokens import estimate_tokens, usage_input_tokens
+from compaction.tokens import TokenCounter, estimate_tokens, usage_input_tokens
 from compaction.tools import TOOL_DEFINITIONS, Workspace
 
 SYSTEM_PROMPT = (
@@ -108,8 +108,11 @@ def run_agent(
     result = SessionResult(messages, workspace=sandbox.root)
     request = {"model": model, "system": system, "tools": list(tools), "max_tokens": max_tokens}
 
+    counter = TokenCounter("tiktoken")  # each message is tokenized once, however many turns it is sent
+    framing = estimate_tokens([], "tiktoken", system=system, tools=tools)  # system prompt and tools
+
     def call(turn: int, sent: list) -> Any:
-        estimated = estimate_tokens(sent, "tiktoken", system=system, tools=tools)
+        estimated = counter.estimate(sent) + framing
         try:
             return client.messages.create(messages=sent, **request), estimated
         except anthropic.APIError as exc:
