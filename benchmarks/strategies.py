@@ -20,6 +20,7 @@ from pathlib import Path
 from compaction import messages as M
 from compaction.agent import new_workspace, run_agent
 from compaction.backend import connect
+from compaction.importers import sessions_in
 from compaction.micro import micro_compact
 from compaction.pipeline import Compactor
 from compaction.store import OutputStore
@@ -188,15 +189,7 @@ def _turns(session: list[dict]) -> list[tuple[int, int]]:
 
 def real_sessions() -> list[tuple[str, list[dict]]]:
     """The recorded sessions in ../shared/data that are long enough to need compaction."""
-    try:
-        from compaction.importers import from_claude_code, from_swe_agent
-    except ImportError:
-        return []
-    found = []
-    for path in sorted(DATA.glob("swe-agent-trajectories/*.traj")):
-        found.append((path.stem, from_swe_agent(path)))
-    for path in sorted(DATA.glob("claude-code-transcripts/*.jsonl")):
-        found.append((path.stem, from_claude_code(path)))
+    found = [(Path(name).stem, messages) for name, messages in sessions_in(DATA)]
     return [(n, s) for n, s in found if estimate_tokens(s, "tiktoken") > 4_000]
 
 

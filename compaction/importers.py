@@ -84,6 +84,25 @@ def from_swe_agent(path: str | os.PathLike) -> list[dict]:
     return normalize(raw)
 
 
+def load_session(path: str | os.PathLike) -> list[dict]:
+    """One session file as a strict list: ``.jsonl`` is Claude Code, ``.traj`` is SWE-agent."""
+    suffix = Path(path).suffix
+    if suffix == ".jsonl":
+        return from_claude_code(path)
+    if suffix == ".traj":
+        return from_swe_agent(path)
+    raise ValueError(f"{path}: not a session file (expected .jsonl or .traj)")
+
+
+def sessions_in(folder: str | os.PathLike) -> list[tuple[str, list[dict]]]:
+    """(file name, messages) for every session file under ``folder``, in path order; [] if absent."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".traj") and p.is_file())
+    return [(p.name, load_session(p)) for p in files]
+
+
 def _observed(history: list, i: int) -> bool:
     return i + 1 < len(history) and history[i + 1].get("role") == "user"
 

@@ -94,7 +94,7 @@ class OutputStore:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
-        _fsync_dir(folder)
+        fsync_dir(folder)
         return target
 
     def load(self, path_or_id: str | os.PathLike) -> str:
@@ -136,8 +136,8 @@ class OutputStore:
         return self.results
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename durable (POSIX); a no-op where folders cannot be opened."""
+def fsync_dir(folder: Path) -> None:
+    """Make a new name in ``folder`` durable (POSIX); a no-op where folders cannot be opened."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import to_json
+from compaction.store import fsync_dir
 
 PREFIX = "transcript-"
 SUFFIX = ".jsonl"
@@ -51,7 +52,7 @@ def write_transcript(
             os.fsync(f.fileno())
     except OSError as exc:
         raise TranscriptError(path, f"cannot write ({exc.strerror or exc})") from exc
-    _sync_directory(directory)  # the new name itself survives a crash
+    fsync_dir(directory)  # the new name itself survives a crash
     return path
 
 
@@ -111,20 +112,6 @@ def _claim(directory: Path, name: str | None) -> tuple[int, Path]:
         except OSError as exc:
             raise TranscriptError(path, f"cannot create ({exc.strerror or exc})") from exc
     raise TranscriptError(directory, "no free transcript name")
-
-
-def _sync_directory(directory: Path) -> None:
-    """fsync the directory entry where the platform allows it (not on Windows)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _number(filename: str) -> int:

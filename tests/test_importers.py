@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from compaction.importers import MISSING_RESULT, from_claude_code, from_swe_agent, normalize
+from compaction.importers import (
+    MISSING_RESULT,
+    from_claude_code,
+    from_swe_agent,
+    load_session,
+    normalize,
+    sessions_in,
+)
 from compaction.messages import tool_result_blocks, tool_use_blocks, validate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -160,3 +167,22 @@ def test_every_swe_agent_file_in_the_shared_data_imports_with_its_tool_calls(pat
     out = from_swe_agent(path)
     validate(out)
     assert sum(len(tool_result_blocks(m)) for m in out) >= 4
+
+
+def test_load_session_picks_the_importer_by_suffix_and_names_a_file_it_cannot_read(tmp_path):
+    odd = tmp_path / "session.txt"
+    odd.write_text("{}")
+    with pytest.raises(ValueError, match="session.txt: not a session file"):
+        load_session(odd)
+    line = {"type": "user", "message": {"role": "user", "content": "hello"}}
+    (tmp_path / "a.jsonl").write_text(json.dumps(line) + "\n")
+    assert load_session(tmp_path / "a.jsonl") == from_claude_code(tmp_path / "a.jsonl")
+    assert "hello" in json.dumps(load_session(tmp_path / "a.jsonl"))
+
+
+def test_sessions_in_lists_every_session_file_of_a_folder_and_nothing_for_a_missing_one(tmp_path):
+    assert sessions_in(tmp_path / "absent") == []
+    line = {"type": "user", "message": {"role": "user", "content": "hello"}}
+    (tmp_path / "b.jsonl").write_text(json.dumps(line) + "\n")
+    (tmp_path / "notes.md").write_text("not a session")
+    assert [name for name, _ in sessions_in(tmp_path)] == ["b.jsonl"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compaction.budget import tool_result_budget
-from compaction.importers import from_claude_code, from_swe_agent
+from compaction.importers import sessions_in
 from compaction.messages import tool_result_blocks, validate
 from compaction.micro import cleared_count, micro_compact
 from compaction.snip import snip_compact
@@ -18,18 +18,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
 
 
-def real_sessions():
-    """(name, messages) for every session file in the shared data."""
-    if not DATA.is_dir():
-        return []
-    found = [
-        (p.name, from_claude_code(p)) for p in sorted((DATA / "claude-code-transcripts").glob("*.jsonl"))
-    ]
-    found += [(p.name, from_swe_agent(p)) for p in sorted((DATA / "swe-agent-trajectories").glob("*.traj"))]
-    return found
-
-
-SESSIONS = real_sessions()
+SESSIONS = sessions_in(DATA)  # (file name, messages) for every session file in the shared data
 IDS = [name for name, _ in SESSIONS]
 
 

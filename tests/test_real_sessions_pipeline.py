@@ -9,7 +9,7 @@ import pytest
 from fake_summarizer import FakeClient
 from test_properties_pipeline import transcribed
 
-from compaction.importers import from_claude_code, from_swe_agent
+from compaction.importers import sessions_in
 from compaction.messages import to_json, tool_result_blocks, validate
 from compaction.pipeline import Compactor
 from compaction.store import OutputStore, content_text
@@ -18,18 +18,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
 
 
-def real_sessions():
-    """(name, messages) for every session file in the shared data."""
-    if not DATA.is_dir():
-        return []
-    found = [
-        (p.name, from_claude_code(p)) for p in sorted((DATA / "claude-code-transcripts").glob("*.jsonl"))
-    ]
-    found += [(p.name, from_swe_agent(p)) for p in sorted((DATA / "swe-agent-trajectories").glob("*.traj"))]
-    return found
-
-
-SESSIONS = real_sessions()
+SESSIONS = sessions_in(DATA)  # (file name, messages) for every session file in the shared data
 
 
 def replay(session: list[dict], compactor: Compactor) -> tuple[list[dict], list[list[dict]]]:
