@@ -165,6 +165,8 @@ def replay_row(label: str, session: list[dict], name: str, window: int) -> list:
             if compactor is not None:
                 compactor.observe(context, {"input_tokens": tokens})
         overflow = "over window" if peak > window else "fits"
+        if compactor is not None and compactor.breaker_open:
+            overflow += ", breaker open"
         return [
             label,
             name,
@@ -187,6 +189,12 @@ def _turns(session: list[dict]) -> list[tuple[int, int]]:
     return bounds
 
 
+def replay_window(session: list[dict]) -> int:
+    """A third of the session, but room for twice its first message (the task must fit) and 4,000."""
+    first = estimate_tokens(session[:1], "tiktoken")
+    return max(4_000, estimate_tokens(session, "tiktoken") // 3, 2 * first)
+
+
 def real_sessions() -> list[tuple[str, list[dict]]]:
     """The recorded sessions in ../shared/data that are long enough to need compaction."""
     found = [(Path(name).stem, messages) for name, messages in sessions_in(DATA)]
@@ -200,10 +208,10 @@ def run(quick: bool = False) -> str:
     for turns in (40,) if quick else (40, 80, 150):
         rows += [offline_row(name, turns, window) for name in STRATEGIES]
     for label, session in real_sessions()[: 2 if quick else None]:
-        size = estimate_tokens(session, "tiktoken")
-        rows += [replay_row(label, session, name, max(4_000, size // 3)) for name in STRATEGIES]
+        rows += [replay_row(label, session, name, replay_window(session)) for name in STRATEGIES]
     return table(
-        f"c. strategies on the same sessions (offline window {window:,}; replays: a third of the session)",
+        f"c. strategies on the same sessions (offline window {window:,}; replays: a third of the session, "
+        "at least twice its first message)",
         ["session", "strategy", "outcome", "peak tokens", "final", "summaries", "re-reads", "recall"],
         rows,
     )
