@@ -47,7 +47,11 @@ def run(quick: bool = False) -> str:
     timed = [p for p in paths if p.parent.name == "notebooks"][:2] if quick else paths
     rows = []
     for path in timed:
-        seconds = time_notebook(path)
+        try:
+            seconds = time_notebook(path)
+        except Exception as exc:  # noqa: BLE001 - a broken notebook is a row, not the end of the figures
+            rows.append([f"{path.parent.name}/{path.name}", "-", f"FAILED: {type(exc).__name__}"])
+            continue
         rows.append(
             [f"{path.parent.name}/{path.name}", seconds, "ok" if seconds < GOAL_NOTEBOOK_S else "SLOW"]
         )
