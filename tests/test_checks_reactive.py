@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import anthropic
-import pytest
+from check_cases import check_tests
 
 from compaction.checks import reactive as checks
 from compaction.messages import is_tool_result_message
 from compaction.reactive import is_prompt_too_long, pair_safe_tail
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError
-
 
 # ------------------------------------------------------------ known-wrong answers
 
@@ -67,20 +62,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("check", "package", "wrongs"), CASES, ids=lambda x: getattr(x, "__name__", ""))
-def test_each_check_passes_the_package_and_fails_a_stub(check, package, wrongs):
-    assert check(package).passed, str(check(package))
-    report = check(stub)
-    assert not report.passed and all("not implemented" in r.detail for r in report.failures)
-
-
-@pytest.mark.parametrize(
-    ("check", "wrong"),
-    [(check, wrong) for check, _, wrongs in CASES for wrong in wrongs],
-    ids=lambda x: getattr(x, "__name__", ""),
+test_each_check_passes_the_package_and_fails_a_stub, test_each_check_rejects_known_wrong_answers = (
+    check_tests(CASES)
 )
-def test_each_check_rejects_known_wrong_answers(check, wrong):
-    assert not check(wrong).passed
 
 
 def test_a_naive_tail_is_rejected_for_its_orphan_result_by_name():

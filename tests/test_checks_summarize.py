@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
+from check_cases import check_tests
 
 from compaction.checks import summarize as checks
 from compaction.messages import blocks, text
 from compaction.summarize import SummaryFailed, extract_summary, strip_analysis, summary_from_blocks
 from compaction.summary_request import summary_prompt, with_summary_prompt
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError
-
 
 # ------------------------------------------------------------ known-wrong answers
 
@@ -99,20 +94,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("check", "package", "wrongs"), CASES, ids=lambda x: getattr(x, "__name__", ""))
-def test_each_check_passes_the_package_and_fails_a_stub(check, package, wrongs):
-    assert check(package).passed, str(check(package))
-    report = check(stub)
-    assert not report.passed and all("not implemented" in r.detail for r in report.failures)
-
-
-@pytest.mark.parametrize(
-    ("check", "wrong"),
-    [(check, wrong) for check, _, wrongs in CASES for wrong in wrongs],
-    ids=lambda x: getattr(x, "__name__", ""),
+test_each_check_passes_the_package_and_fails_a_stub, test_each_check_rejects_known_wrong_answers = (
+    check_tests(CASES)
 )
-def test_each_check_rejects_known_wrong_answers(check, wrong):
-    assert not check(wrong).passed
 
 
 def test_a_report_shows_as_a_table_in_a_notebook():
