@@ -222,3 +222,57 @@ def test_every_transcript_written_during_a_compacted_session_reads_back_valid(tm
     assert files, "the session was long enough to compact, so transcripts were written"
     for path in files:
         M.validate(read_transcript(path))
+
+
+OFFLINE_RUN = """
+import socket
+
+real_connect = socket.socket.connect
+
+def loopback_only(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        raise OSError(101, f"network is unreachable (test): {address!r}")
+    return real_connect(self, address)
+
+real_create = socket.create_connection
+
+def create_loopback_only(address, *args, **kwargs):
+    if address[0] not in ("127.0.0.1", "::1", "localhost"):
+        raise OSError(101, f"network is unreachable (test): {address!r}")
+    return real_create(address, *args, **kwargs)
+
+socket.socket.connect = loopback_only
+socket.create_connection = create_loopback_only
+
+import tempfile
+from pathlib import Path
+
+from compaction.agent import new_workspace, run_agent
+from compaction.backend import connect
+from compaction.pipeline import Compactor
+from compaction.store import OutputStore
+
+tmp = Path(tempfile.mkdtemp())
+compactor = Compactor(store=OutputStore(tmp / "s"), client=connect(context_window=3_000),
+                      transcript_dir=tmp / "t", context_window=3_000, workspace=tmp / "ws")
+result = run_agent(connect(context_window=3_000), workspace=new_workspace(tmp / "ws"), max_turns=40,
+                   **compactor.agent_hooks())
+assert result.error is None, result.error
+print("turns", len(result.turns), "summaries", compactor.counts()["summary"])
+"""
+
+
+def test_the_course_runs_with_the_network_cut_off_except_loopback(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-cache")}
+    env.pop("COMPACTION_BACKEND", None)
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_RUN], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    turns, summaries = done.stdout.split()[1], done.stdout.split()[3]
+    assert int(turns) == 40 and int(summaries) >= 1
