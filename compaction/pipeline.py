@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import tool_use_blocks
-from compaction.tokens import TokenCounter
+from compaction.tokens import TokenCounter, usage_input_tokens
 from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
@@ -150,14 +150,14 @@ class Compactor:
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of a request with this list: anchored on the last usage, else estimate + overhead."""
-        tokens = self.counter.count(messages)
-        return tokens if self.counter.anchored_prefix(messages) else tokens + self._overhead
+        tokens, anchored = self.counter.counted(messages)
+        return tokens if anchored else tokens + self._overhead
 
     def observe(self, messages: Sequence[Mapping[str, Any]], usage: Any) -> None:
         """Anchor the estimate on the usage the API returned for ``messages``."""
         self.counter.observe(messages, usage)
-        estimated = self.counter.estimate(messages)
-        self._overhead = max(0, self.counter.count(messages) - estimated)
+        # what the API counted beyond our estimate of the messages: system prompt and tools
+        self._overhead = max(0, usage_input_tokens(usage) - self.counter.estimate(messages))
 
     def counts(self) -> dict[str, int]:
         """How often each layer fired, every layer named (zeros included)."""

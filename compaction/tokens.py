@@ -209,13 +209,18 @@ class TokenCounter:
 
     def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of the list: the anchor plus what was appended, or a full estimate."""
+        return self.counted(messages)[0]
+
+    def counted(self, messages: Sequence[Mapping[str, Any]]) -> tuple[int, bool]:
+        """Tokens of the list, and whether the figure stands on the API's anchored usage."""
         if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
             raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
         n = self.anchored_prefix(messages)
-        tokens = self._anchor_tokens + sum(self.message_tokens(m) for m in messages[n:]) if n else None
-        if tokens is None:
+        if n:
+            tokens = self._anchor_tokens + sum(self.message_tokens(m) for m in messages[n:])
+        else:
             tokens = self.estimate(messages)
         if len(self._cache) > 4 * len(messages) + 1024:  # forget messages no longer in play
             keep = {id(m) for m in messages} | {id(m) for m in self._anchor} | {id(m) for m in self._last[0]}
             self._cache = {k: v for k, v in self._cache.items() if k in keep}
-        return tokens
+        return tokens, bool(n)
