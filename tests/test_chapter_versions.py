@@ -1,0 +1,45 @@
+"""Each chapter's minimal version agrees with the package's function wherever the chapter says so.
+
+A chapter builds a small version of its layer in a cell. This test takes the function definitions
+of that cell (nothing else of it runs), with the chapter's import cell, and compares them with the
+package on the course's sessions. The claims tested are the ones the chapters make in their "What
+production adds" sections.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from compaction.checks import messages as message_checks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def chapter_functions(chapter: str, *cell_ids: str) -> dict:
+    """The functions defined in the given cells of a chapter, run after the chapter's import cell."""
+    path = ROOT / "notebooks" / f"{chapter}.ipynb"
+    if not path.exists():
+        pytest.skip(f"{path.name} is not in this tree")
+    cells = {c.get("id"): c for c in nbformat.read(path, as_version=4).cells}
+    namespace: dict = {}
+    exec(compile(cells["imports"].source, f"{chapter} imports", "exec"), namespace)
+    for cell_id in cell_ids:
+        tree = ast.parse(cells[cell_id].source)
+        tree.body = [
+            n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))
+        ]
+        exec(compile(tree, f"{chapter} cell {cell_id}", "exec"), namespace)
+    return namespace
+
+
+def test_01_first_problem_agrees_with_validate_on_the_rules_it_builds():
+    first_problem = chapter_functions("01_messages", "first-problem")["first_problem"]
+    for session in message_checks.course_sessions():
+        assert first_problem(session) is None
+        for kind, lists in message_checks.form_breaks(session).items():
+            for broken in lists:
+                assert first_problem(broken) == message_checks.first_problem_reference(broken), kind
