@@ -15,6 +15,7 @@ import nbformat
 import pytest
 
 from compaction.checks import messages as message_checks
+from compaction.checks import tokens as token_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,3 +44,13 @@ def test_01_first_problem_agrees_with_validate_on_the_rules_it_builds():
         for kind, lists in message_checks.form_breaks(session).items():
             for broken in lists:
                 assert first_problem(broken) == message_checks.first_problem_reference(broken), kind
+
+
+def test_02_anchored_count_agrees_with_token_counter():
+    anchored_count = chapter_functions("02_tokens", "anchored")["anchored_count"]
+    for session in message_checks.course_sessions():
+        for cut in range(1, len(session), 7):
+            for method in ("chars", "tiktoken"):
+                for now in (session, session[: cut + 3], session[:cut]):
+                    want = token_checks.anchored_count_reference(now, session[:cut], 4321, method)
+                    assert anchored_count(now, session[:cut], 4321, method) == want
