@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from compaction.checks import budget as budget_checks
 from compaction.checks import messages as message_checks
 from compaction.checks import tokens as token_checks
 
@@ -54,3 +55,9 @@ def test_02_anchored_count_agrees_with_token_counter():
                 for now in (session, session[: cut + 3], session[:cut]):
                     want = token_checks.anchored_count_reference(now, session[:cut], 4321, method)
                     assert anchored_count(now, session[:cut], 4321, method) == want
+
+
+def test_03_budget_agrees_with_tool_result_budget(tmp_path):
+    budget = chapter_functions("03_store_and_budget", "budget")["budget"]
+    report = budget_checks.check_budget(budget)
+    assert report.passed, str(report)
