@@ -16,6 +16,7 @@ import pytest
 
 from compaction.checks import budget as budget_checks
 from compaction.checks import messages as message_checks
+from compaction.checks import snip as snip_checks
 from compaction.checks import tokens as token_checks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,4 +61,10 @@ def test_02_anchored_count_agrees_with_token_counter():
 def test_03_budget_agrees_with_tool_result_budget(tmp_path):
     budget = chapter_functions("03_store_and_budget", "budget")["budget"]
     report = budget_checks.check_budget(budget)
+    assert report.passed, str(report)
+
+
+def test_04_snip_agrees_with_snip_compact_on_a_first_snip():
+    snip = chapter_functions("04_snip", "snip")["snip"]
+    report = snip_checks.check_snip(snip)
     assert report.passed, str(report)
