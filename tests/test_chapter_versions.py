@@ -14,10 +14,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compaction.checks import budget as budget_checks
-from compaction.checks import messages as message_checks
-from compaction.checks import snip as snip_checks
-from compaction.checks import tokens as token_checks
+from compaction.course.checks import budget as budget_checks
+from compaction.course.checks import messages as message_checks
+from compaction.course.checks import snip as snip_checks
+from compaction.course.checks import tokens as token_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.checks import assert_same_messages, explain_difference, run_cases
-from compaction.course import failing_rows
+from compaction.course.checks import assert_same_messages, explain_difference, run_cases
+from compaction.course.notebooks import failing_rows
 from compaction.messages import assistant, text, tool_result, tool_use, user
 
 WANT = [

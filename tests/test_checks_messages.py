@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from compaction.checks import messages as checks
+from compaction.course.checks import messages as checks
 from compaction.messages import blocks, tool_result, tool_use_blocks, user, validate
 from tests.check_cases import check_tests
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.checks import snip as checks
+from compaction.course.checks import snip as checks
 from compaction.messages import blocks, has_tool_use, is_tool_result_message, text
 from compaction.snip import snip_compact, snip_cuts, snip_placeholder, user_words
 from compaction.tokens import estimate_tokens

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.checks import tokens as checks
+from compaction.course.checks import tokens as checks
 from compaction.tokens import estimate_tokens, message_tokens, usage_input_tokens
 from tests.check_cases import check_tests
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compaction.course import BEGIN, END
+from compaction.course.exercises import BEGIN, END
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERIC = re.compile(r"^(return|continue|break|else:|pass|try:|\)|\]|\}|out = \[\]|return out|.{0,8})$")

@@ -19,10 +19,19 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.budget import MARKER_OVERHEAD, is_persisted_marker, result_chars, tool_result_budget
-from compaction.checks import CheckReport, assert_same_messages, run_cases
-from compaction.checks.messages import course_sessions
-from compaction.messages import assistant, is_tool_result_message, text_of, tool_result, tool_use, user
+from compaction.budget import tool_result_budget
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
+from compaction.course.checks.messages import course_sessions
+from compaction.messages import (
+    assistant,
+    is_tool_result_message,
+    result_chars,
+    text_of,
+    tool_result,
+    tool_use,
+    user,
+)
+from compaction.placeholders import MARKER_OVERHEAD, is_persisted_marker
 from compaction.store import OutputStore
 
 PREVIEW = 2_000

@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, assert_same_messages, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import (
     InvalidConversation,
     assistant,
@@ -27,7 +27,8 @@ from compaction.messages import (
     user,
     validate,
 )
-from compaction.snip import snip_compact, snip_placeholder, user_words
+from compaction.placeholders import snip_placeholder
+from compaction.snip import snip_compact, user_words
 from compaction.tokens import estimate_tokens
 
 GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from anthropic.types import Usage
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions, handmade_session
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.messages import is_tool_result_message
 from compaction.tokens import TokenCounter, usage_input_tokens
 

@@ -7,7 +7,7 @@ result, an unanswered call in the middle and at the end). The exercises' checks 
 ``merge_same_role`` (what the API does with two same-role messages, done so results stay first) and
 ``answer_unanswered`` (error results for calls that never ran) must give the reference's list, and
 the output must pass ``validate``. ``handmade_session`` is a small coding session written by hand,
-used when the offline agent is not available. Deliberately left out: the shape rules (block types,
+checked beside the offline agent's session. Deliberately left out: the shape rules (block types,
 empty content, unique ids), which the package's ``validate`` adds.
 """
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, assert_same_messages, run_cases
+from compaction.agent import sample_session
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.messages import (
     RULES,
     InvalidConversation,
@@ -80,13 +81,8 @@ def handmade_session() -> list[dict]:
 
 
 def course_sessions() -> list[list[dict]]:
-    """The sessions the checks run on: the offline agent's sample session, else the handmade one."""
-    try:
-        from compaction.agent import sample_session
-
-        return [sample_session(), handmade_session()]
-    except ImportError:  # the offline agent is not installed: the handmade session alone
-        return [handmade_session()]
+    """The sessions the checks run on: the offline agent's sample session and the handmade one."""
+    return [sample_session(), handmade_session()]
 
 
 # ---------------------------------------------------------------- references
