@@ -16,6 +16,7 @@ import pytest
 
 from compaction.course.checks import budget as budget_checks
 from compaction.course.checks import messages as message_checks
+from compaction.course.checks import micro as micro_checks
 from compaction.course.checks import snip as snip_checks
 from compaction.course.checks import tokens as token_checks
 
@@ -67,4 +68,10 @@ def test_03_budget_agrees_with_tool_result_budget(tmp_path):
 def test_04_snip_agrees_with_snip_compact_on_a_first_snip():
     snip = chapter_functions("04_snip", "snip")["snip"]
     report = snip_checks.check_snip(snip)
+    assert report.passed, str(report)
+
+
+def test_05_micro_with_the_package_note_is_micro_compact():
+    found = chapter_functions("05_micro", "note", "micro")
+    report = micro_checks.check_micro(found["micro"], found["note_for"])
     assert report.passed, str(report)
