@@ -17,6 +17,7 @@ import pytest
 from compaction.course.checks import budget as budget_checks
 from compaction.course.checks import messages as message_checks
 from compaction.course.checks import micro as micro_checks
+from compaction.course.checks import pipeline as pipeline_checks
 from compaction.course.checks import snip as snip_checks
 from compaction.course.checks import tokens as token_checks
 
@@ -74,4 +75,10 @@ def test_04_snip_agrees_with_snip_compact_on_a_first_snip():
 def test_05_micro_with_the_package_note_is_micro_compact():
     found = chapter_functions("05_micro", "note", "micro")
     report = micro_checks.check_micro(found["micro"], found["note_for"])
+    assert report.passed, str(report)
+
+
+def test_06_pipeline_agrees_with_the_reference_that_is_the_compactor():
+    pipeline = chapter_functions("06_pipeline", "pipeline")["pipeline"]
+    report = pipeline_checks.check_pipeline(pipeline)
     assert report.passed, str(report)
