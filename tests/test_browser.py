@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-CHAPTER = "notebooks/01_messages_and_tokens.ipynb"
+CHAPTER = "notebooks/01_messages.ipynb"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -136,7 +136,7 @@ def run_chapter_and_click_show_more(
 @pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is absent: apt-get install -y chromium")
 @pytest.mark.skipif(not (ROOT / CHAPTER).exists(), reason=f"{CHAPTER} is not written yet")
 def test_chapter_01_runs_in_jupyterlab_and_show_more_reveals_more_rows(tmp_path):
-    screenshot = ROOT / ".artifacts" / "browser_01_messages_and_tokens.png"
+    screenshot = ROOT / ".artifacts" / "browser_01_messages.png"
     with jupyterlab(ROOT, tmp_path / "jupyterlab.log") as (base, token):
         before, after, news = run_chapter_and_click_show_more(base, token, CHAPTER, screenshot)
     assert before > 0, "the MessageListView rendered no rows"
