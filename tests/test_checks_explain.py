@@ -59,3 +59,9 @@ def test_a_case_that_fails_shows_the_fault_in_its_row():
     (row,) = report.failures
     assert row.detail == "max_messages=20: 3 messages returned, expected 4: message 3 is missing"
     assert failing_rows(str(report)) == [f"FAIL  session 1  {row.detail}"]
+
+
+def test_a_list_of_another_length_names_both_lengths_and_the_first_difference():
+    got = [WANT[0], {**WANT[1], "content": "Running them."}]
+    found = explain_difference(got, WANT)
+    assert found.startswith("2 messages returned, expected 4; the first difference: message 1:")

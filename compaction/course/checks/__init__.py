@@ -109,6 +109,13 @@ def explain_difference(got: object, want: object) -> str | None:
         return None
     if not isinstance(got, list):
         return f"expected a list of messages, got {type(got).__name__}"
+    fault = _first_fault(got, want)
+    if len(got) != len(want) and not fault.startswith(f"{len(got)} messages"):
+        return f"{len(got)} messages returned, expected {len(want)}; the first difference: {fault}"
+    return fault
+
+
+def _first_fault(got: list, want: list) -> str:
     for i, (g, w) in enumerate(zip(got, want, strict=False)):
         if g == w:
             continue
