@@ -102,8 +102,23 @@ def test_an_unanswered_tool_use_is_refused():
     assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
 
 
-def test_roles_that_do_not_alternate_are_refused():
-    assert "messages.1" in rejection([user("one"), user("two")])
+def test_two_user_turns_in_a_row_are_merged_as_the_api_merges_them():
+    both = create(connect(), [user("one"), user("two")])
+    assert both.stop_reason == "end_turn"
+    assert "2 words, in a conversation of 1 messages" in both.content[0].text  # one merged turn
+
+
+def test_text_merged_in_front_of_tool_results_is_refused_at_the_index_sent():
+    messages = [user("go"), assistant(tool_use("toolu_m", "bash", {"command": "ls"}))]
+    messages += [user("a note"), user(tool_result("toolu_m", "done"))]
+    message = rejection(messages, tools=TOOLS)
+    assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_two_assistant_turns_in_a_row_are_merged_too():
+    messages = [user("go"), assistant("Let me look."), assistant(tool_use("toolu_n", "bash", {"command": "ls"}))]
+    messages.append(user(tool_result("toolu_n", "a.py")))
+    assert create(connect(), messages, tools=TOOLS).stop_reason == "tool_use"
 
 
 def test_a_first_message_from_the_assistant_is_refused():
