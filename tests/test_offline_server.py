@@ -116,7 +116,8 @@ def test_text_merged_in_front_of_tool_results_is_refused_at_the_index_sent():
 
 
 def test_two_assistant_turns_in_a_row_are_merged_too():
-    messages = [user("go"), assistant("Let me look."), assistant(tool_use("toolu_n", "bash", {"command": "ls"}))]
+    messages = [user("go"), assistant("Let me look.")]
+    messages.append(assistant(tool_use("toolu_n", "bash", {"command": "ls"})))
     messages.append(user(tool_result("toolu_n", "a.py")))
     assert create(connect(), messages, tools=TOOLS).stop_reason == "tool_use"
 

@@ -62,9 +62,9 @@ class Prefix:
         parts += [("system", i, -1, b) for i, b in enumerate(system)]
         for i, message in enumerate(messages):
             parts += [("messages", i, j, b) for j, b in enumerate(message["content"])]
-            if i == 0 or message["role"] != messages[i - 1]["role"]:
-                digest = _chain(digest, message["role"])
         for where, i, j, block in parts:
+            if where == "messages" and j == 0:
+                digest = _chain(digest, messages[i]["role"])  # a message boundary is part of the prefix
             ttl = None
             if isinstance(block, dict) and isinstance(block.get("cache_control"), dict):
                 ttl = block["cache_control"].get("ttl") or "5m"
