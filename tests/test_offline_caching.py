@@ -75,7 +75,6 @@ def test_a_changed_earlier_message_misses_back_to_the_last_unchanged_breakpoint(
     messages = tool_session(6)
     ask(client, marked(messages), system=SYSTEM, tools=TOOLS)
 
-
     edited = [dict(m) for m in messages]
     edited[1] = assistant(text("Reading module 0, again."), messages[1]["content"][1])
     usage = ask(client, marked(edited), system=SYSTEM, tools=TOOLS).usage
