@@ -20,7 +20,7 @@ from strategies import sessions
 from compaction.backend import connect
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer, shared_server
-from compaction.offline.api import HEADER_WINDOW, TokenCounts
+from compaction.offline.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
 from compaction.tokens import estimate_tokens
 
 MODEL = "any-model-name"
@@ -216,3 +216,56 @@ def test_the_cached_count_always_equals_estimate_tokens(messages, system):
         assert counts.count(messages, system, TOOLS) == estimate_tokens(
             messages, "tiktoken", system=system, tools=TOOLS
         )
+
+
+def test_every_error_body_carries_a_request_id_that_matches_the_header():
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        create(connect(), [user(tool_result("toolu_nowhere", "output"))])
+    rid = caught.value.body["request_id"]
+    assert rid.startswith("req_") and len(rid) == len("req_") + 24
+    assert caught.value.response.headers["request-id"] == rid == caught.value.request_id
+    status, body = post("/v1/complete", "{}")
+    assert status == 404 and body["request_id"].startswith("req_")
+
+
+def test_input_plus_max_tokens_over_the_window_is_refused_when_the_client_asks_for_the_check():
+    messages = [user("word " * 400)]
+    used = estimate_tokens(messages, "tiktoken")
+    checked = {HEADER_MAX_TOKENS_CHECK: "on"}
+    client = connect(context_window=used + 256)
+    assert create(client, messages).usage.input_tokens == used  # 256 fit exactly
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(model=MODEL, max_tokens=257, messages=messages, extra_headers=checked)
+    assert caught.value.body["error"]["message"] == (
+        f"input length and `max_tokens` exceed context limit: {used} + 257 > {used + 256}, "
+        "decrease input length or `max_tokens` and try again"
+    )
+    assert client.messages.create(model=MODEL, max_tokens=256, messages=messages, extra_headers=checked)
+    assert client.messages.create(model=MODEL, max_tokens=4096, messages=messages)  # not asked: no check
+
+
+def test_a_tool_use_id_outside_the_api_pattern_is_refused_naming_the_block():
+    messages = [user("go"), assistant(text("Listing."), tool_use("toolu.01", "bash", {"command": "ls"}))]
+    messages.append(user(tool_result("toolu.01", "a.py")))
+    assert rejection(messages, tools=TOOLS) == (
+        "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    )
+
+
+def test_the_models_endpoint_tells_each_client_its_window():
+    info = connect(context_window=8_000).models.retrieve("claude-anything")
+    assert info.id == "claude-anything" and info.max_input_tokens == 8_000 and info.type == "model"
+    assert connect().models.retrieve("m").max_input_tokens == 200_000
+    assert [m.max_input_tokens for m in connect(context_window=3_000).models.list()] == [3_000]
+    status, _ = get("/v1/nothing")
+    assert status == 404
+
+
+def get(path: str) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", shared_server().port, timeout=10)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
