@@ -292,3 +292,25 @@ def test_a_wrong_edit_is_a_400_that_names_the_field(server, context_management, 
     assert caught.value.body["error"]["type"] == "invalid_request_error"
     assert field in caught.value.body["error"]["message"]
     assert caught.value.body["request_id"].startswith("req_")
+
+
+def test_clearing_happens_in_rounds_so_the_prefix_stays_put_between_them(server):
+    server.cache.clear()
+    edits = clear(trigger=by_tokens(3000), keep=keep(3), clear_at_least=by_tokens(1500))
+    rounds, previous = [], None
+    for n in range(4, 25):
+        answer = ask(server, tool_session(n), edits, extra_body={"cache_control": {"type": "ephemeral"}})
+        applied = answer.context_management.applied_edits
+        cleared = applied[0].cleared_tool_uses if applied else 0
+        if previous is not None and cleared == previous[0]:
+            assert answer.usage.cache_read_input_tokens == previous[1]  # the whole last request, from cache
+        elif previous is not None:
+            rounds.append(n)
+            assert answer.usage.cache_read_input_tokens < previous[1]  # a round breaks the cache
+        previous = (
+            cleared,
+            answer.usage.input_tokens
+            + answer.usage.cache_read_input_tokens
+            + answer.usage.cache_creation_input_tokens,
+        )
+    assert 2 <= len(rounds) <= 6  # a few rounds, not one per turn

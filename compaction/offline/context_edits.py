@@ -11,8 +11,13 @@ removes thinking blocks from all but the last ``keep`` assistant turns.
 
 The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
 the newest tool uses of every tool, and an excluded tool's older uses are skipped, not counted; a
-turn made only of thinking keeps it (an empty turn would be refused). Each edit reports the tokens
-it removed, counted as the rest of the server counts.
+turn made only of thinking keeps it (an empty turn would be refused). How the API decides when
+to clear again is not documented; the docs do say that after a clear "subsequent requests can
+reuse the newly cached prefix", which a stateless server can only honour by clearing in rounds:
+the conversation is replayed turn by turn, and a new round clears only when the context *as
+already cleared* exceeds the trigger again (and gains ``clear_at_least``). Each edit reports the
+tool uses cleared in the request and the tokens that removed, counted as the rest of the server
+counts.
 """
 
 from __future__ import annotations
@@ -38,40 +43,64 @@ def tool_uses(messages: list) -> list[tuple[int, int, dict]]:
 
 
 def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[list, dict | None]:
-    """(messages after the edit, its applied_edits entry or None when it did not apply)."""
+    """(messages after the edit, its applied_edits entry or None when it did not apply).
+
+    Clearing happens in rounds, replayed from the start of the conversation: after each user turn,
+    if the context as already cleared exceeds the trigger, every tool use but the newest ``keep``
+    is cleared, provided that removes at least ``clear_at_least`` more tokens. Between rounds the
+    cleared prefix stays the same, so later requests read it from the cache.
+    """
     uses = tool_uses(messages)
-    kind, threshold = edit.trigger
-    before = count(messages)
-    if (before if kind == "input_tokens" else len(uses)) <= threshold:
+    names = {b["id"]: b.get("name") for _, _, b in uses}
+    cleared: set[str] = set()  # tool_use ids cleared by the rounds so far
+    for t, message in enumerate(messages):
+        if message.get("role") != "user":
+            continue
+        prefix = messages[: t + 1]
+        before = [b["id"] for i, _, b in uses if i < t]  # tool uses sent by this point
+        now = count(_apply(prefix, cleared, names, edit)) if edit.trigger[0] == "input_tokens" else None
+        kind, threshold = edit.trigger
+        if (now if kind == "input_tokens" else len(set(before) - cleared)) <= threshold:
+            continue
+        older = before[: max(0, len(before) - edit.keep)]
+        targets = cleared | {u for u in older if names[u] not in edit.exclude_tools}
+        if targets == cleared:
+            continue
+        now = count(_apply(prefix, cleared, names, edit)) if now is None else now
+        gain = now - count(_apply(prefix, targets, names, edit))
+        if gain > 0 and gain >= edit.clear_at_least:
+            cleared = targets
+    if not cleared:
         return messages, None
-    older = uses[: max(0, len(uses) - edit.keep)]
-    targets = {b["id"]: b.get("name") for _, _, b in older if b.get("name") not in edit.exclude_tools}
-    if not targets:
-        return messages, None
-    clear_input = edit.clear_tool_inputs
-    edited, cleared = [], set()
-    for message in messages:
-        content = blocks(message)
-        new = [_cleared(b, targets, clear_input, cleared) for b in content]
-        edited.append({**message, "content": new} if new != content else message)
-    after = count(edited)
-    if not cleared or before - after < edit.clear_at_least:
-        return messages, None
-    entry = {"type": edit.type, "cleared_tool_uses": len(cleared), "cleared_input_tokens": before - after}
+    edited = _apply(messages, cleared, names, edit)
+    entry = {
+        "type": edit.type,
+        "cleared_tool_uses": len(cleared),
+        "cleared_input_tokens": count(messages) - count(edited),
+    }
     return edited, entry
 
 
-def _cleared(block: dict, targets: dict, clear_input: bool | tuple, cleared: set) -> dict:
+def _apply(messages: list, cleared: set[str], names: dict, edit: ClearToolUses) -> list:
+    """The messages with the results (and, as configured, the inputs) of ``cleared`` replaced."""
+    if not cleared:
+        return messages
+    targets = {u: names[u] for u in cleared}
+    out = []
+    for message in messages:
+        content = blocks(message)
+        new = [_cleared(b, targets, edit.clear_tool_inputs) for b in content]
+        out.append({**message, "content": new} if new != content else message)
+    return out
+
+
+def _cleared(block: dict, targets: dict, clear_input: bool | tuple) -> dict:
     kind = block.get("type")
     if kind == "tool_result" and block.get("tool_use_id") in targets:
-        if block.get("content") != PLACEHOLDER:
-            cleared.add(block["tool_use_id"])
         return {**block, "content": PLACEHOLDER}
     if kind == "tool_use" and block.get("id") in targets:
         name = targets[block["id"]]
         if clear_input is True or (isinstance(clear_input, tuple) and name in clear_input):
-            if block.get("input"):
-                cleared.add(block["id"])
             return {**block, "input": {}}
     return block
 

@@ -1,0 +1,110 @@
+"""Letting the Messages API manage the context: a client that asks the server to edit and cache.
+
+``ServerManaged(client, edits=[...])`` behaves like ``client`` for ``run_agent`` (it has
+``messages.create``), but sends each request to the beta endpoint with ``context_management``
+(the edits: ``clear_tool_uses_20250919``, ``clear_thinking_20251015``, ``compact_20260112``), the
+beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
+up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
+written to cache), the edits applied, compactions, and the files the agent read again.
+The client keeps its full history: server-side edits never change what the client holds
+(https://platform.claude.com/docs/en/build-with-claude/context-editing).
+Deliberately left out: streaming and the async client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+BETAS = {  # edit type -> the beta header it needs
+    "clear_tool_uses_20250919": "context-management-2025-06-27",
+    "clear_thinking_20251015": "context-management-2025-06-27",
+    "compact_20260112": "compact-2026-01-12",
+}
+PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # multiples of the base input price (docs)
+
+
+class ServerManaged:
+    """A client for ``run_agent`` whose requests carry ``context_management`` and a cache breakpoint."""
+
+    def __init__(self, client: Any, *, edits: Sequence[dict] = (), cache: bool = True):
+        unknown = [e.get("type") for e in edits if e.get("type") not in BETAS]
+        if unknown:
+            raise ValueError(f"unknown edit type(s) {unknown}; choose from {list(BETAS)}")
+        self.client, self.edits, self.cache = client, [dict(e) for e in edits], cache
+        self.messages = self  # run_agent calls client.messages.create
+
+    def options(self) -> dict:
+        """The extra parameters every request carries."""
+        extra: dict = {}
+        if self.edits:
+            extra["context_management"] = {"edits": self.edits}
+            extra["betas"] = sorted({BETAS[e["type"]] for e in self.edits})
+        if self.cache:
+            extra["cache_control"] = {"type": "ephemeral"}
+        return extra
+
+    def create(self, **request: Any) -> Any:
+        """``client.beta.messages.create`` with the edits, their betas and the cache breakpoint."""
+        return self.client.beta.messages.create(**request, **self.options())
+
+
+def input_cost(usage: Any) -> float:
+    """Input cost of one response in base-price tokens: writes 1.25x (5m) or 2x (1h), reads 0.1x."""
+    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
+    creation = get("cache_creation")
+    one_hour = (creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict)
+                else getattr(creation, "ephemeral_1h_input_tokens", 0)) or 0
+    written = get("cache_creation_input_tokens") or 0
+    return (
+        PRICE["input"] * (get("input_tokens") or 0)
+        + PRICE["5m"] * (written - one_hour)
+        + PRICE["1h"] * one_hour
+        + PRICE["read"] * (get("cache_read_input_tokens") or 0)
+    )
+
+
+@dataclass
+class Ledger:
+    """What a session's responses reported, one entry per model call."""
+
+    sent: list[int] = field(default_factory=list)  # all input tokens of each call
+    read: list[int] = field(default_factory=list)  # cache_read_input_tokens
+    written: list[int] = field(default_factory=list)  # cache_creation_input_tokens
+    cost: list[float] = field(default_factory=list)  # input_cost
+    cleared: list[int] = field(default_factory=list)  # tool uses the server cleared
+    compactions: int = 0
+    reads: list[str] = field(default_factory=list)  # paths of every read_file call, in order
+
+    def on_response(self, messages: list, response: Any) -> None:
+        """The ``run_agent`` hook: record one response."""
+        usage = response.usage
+        read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+        self.sent.append(usage.input_tokens + read + written)
+        self.read.append(read)
+        self.written.append(written)
+        self.cost.append(input_cost(usage))
+        applied = getattr(getattr(response, "context_management", None), "applied_edits", None) or []
+        self.cleared.append(sum(getattr(e, "cleared_tool_uses", 0) for e in applied))
+        for block in response.content:
+            if block.type == "compaction":
+                self.compactions += 1
+            if block.type == "tool_use" and block.name == "read_file":
+                self.reads.append(str((block.input or {}).get("path")))
+
+    def rereads(self) -> int:
+        """read_file calls of a path the session had already read."""
+        return len(self.reads) - len(set(self.reads))
+
+    def totals(self) -> dict:
+        """The session's sums: calls, tokens sent, cache reads and writes, cost, re-reads, compactions."""
+        return {
+            "calls": len(self.sent),
+            "sent": sum(self.sent),
+            "cache read": sum(self.read),
+            "cache written": sum(self.written),
+            "cost": round(sum(self.cost)),
+            "files read again": self.rereads(),
+            "server compactions": self.compactions,
+        }
