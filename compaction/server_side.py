@@ -6,6 +6,8 @@
 beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
 up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
 written to cache), the edits applied, compactions, and the files the agent read again.
+``run_session`` plays the same agent session under one strategy (server-side edits, or the course's
+own ``Compactor``) and returns its ledger, so strategies can be compared call for call.
 The client keeps its full history: server-side edits never change what the client holds
 (https://platform.claude.com/docs/en/build-with-claude/context-editing).
 Deliberately left out: streaming and the async client.
@@ -13,15 +15,25 @@ Deliberately left out: streaming and the async client.
 
 from __future__ import annotations
 
+import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from compaction.agent import SessionResult, new_workspace, run_agent
+from compaction.backend import backend_name, connect
+from compaction.offline import shared_server
+from compaction.pipeline import Compactor
+from compaction.store import OutputStore
 
 BETAS = {  # edit type -> the beta header it needs
     "clear_tool_uses_20250919": "context-management-2025-06-27",
     "clear_thinking_20251015": "context-management-2025-06-27",
     "compact_20260112": "compact-2026-01-12",
 }
+STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
 PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # multiples of the base input price (docs)
 
 
@@ -54,8 +66,11 @@ def input_cost(usage: Any) -> float:
     """Input cost of one response in base-price tokens: writes 1.25x (5m) or 2x (1h), reads 0.1x."""
     get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
     creation = get("cache_creation")
-    one_hour = (creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict)
-                else getattr(creation, "ephemeral_1h_input_tokens", 0)) or 0
+    one_hour = (
+        creation.get("ephemeral_1h_input_tokens")
+        if isinstance(creation, dict)
+        else getattr(creation, "ephemeral_1h_input_tokens", 0)
+    ) or 0
     written = get("cache_creation_input_tokens") or 0
     return (
         PRICE["input"] * (get("input_tokens") or 0)
@@ -76,6 +91,7 @@ class Ledger:
     cleared: list[int] = field(default_factory=list)  # tool uses the server cleared
     compactions: int = 0
     reads: list[str] = field(default_factory=list)  # paths of every read_file call, in order
+    step: int = 0  # the furthest [step N] the offline agent announced
 
     def on_response(self, messages: list, response: Any) -> None:
         """The ``run_agent`` hook: record one response."""
@@ -92,6 +108,12 @@ class Ledger:
                 self.compactions += 1
             if block.type == "tool_use" and block.name == "read_file":
                 self.reads.append(str((block.input or {}).get("path")))
+            if block.type == "text":
+                self.step = max([self.step] + [int(n) for n in STEP_RE.findall(block.text)])
+
+    def cache_breaks(self) -> list[int]:
+        """The calls whose prefix was broken (see ``cache_breaks``)."""
+        return cache_breaks(self.sent, self.read)
 
     def rereads(self) -> int:
         """read_file calls of a path the session had already read."""
@@ -106,5 +128,52 @@ class Ledger:
             "cache written": sum(self.written),
             "cost": round(sum(self.cost)),
             "files read again": self.rereads(),
+            "cache breaks": len(self.cache_breaks()),
             "server compactions": self.compactions,
+            "last step": self.step,
         }
+
+
+def cache_breaks(sent: Sequence[int], read: Sequence[int]) -> list[int]:
+    """Indexes of the calls that read less from the cache than the call before them sent.
+
+    A call that only appends to the previous request reads all of it back; reading less means an
+    earlier part of the prefix changed (or expired), and everything after it was written again.
+    """
+    return [i for i in range(1, len(sent)) if read[i] < sent[i - 1]]
+
+
+def run_session(
+    edits: Sequence[dict] = (),
+    *,
+    window: int,
+    turns: int,
+    pipeline: bool = False,
+    cache: bool = True,
+    folder: str | Path | None = None,
+) -> tuple[Ledger, SessionResult]:
+    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
+    if backend_name() == "offline":
+        shared_server().cache.clear()  # each strategy starts with a cold cache
+    root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))
+    ledger = Ledger()
+    hooks: dict = {"on_response": ledger.on_response}
+    if pipeline:
+        compactor = Compactor(
+            store=OutputStore(root / "store"),
+            client=connect(context_window=window),
+            transcript_dir=root / "transcripts",
+            context_window=window,
+            workspace=root / "workspace",
+        )
+        hooks = compactor.agent_hooks()
+        observe = hooks["on_response"]
+
+        def both(messages: list, response: Any) -> None:
+            observe(messages, response)
+            ledger.on_response(messages, response)
+
+        hooks["on_response"] = both
+    client = ServerManaged(connect(context_window=window), edits=edits, cache=cache)
+    result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, **hooks)
+    return ledger, result

@@ -52,24 +52,39 @@ def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[
     """
     uses = tool_uses(messages)
     names = {b["id"]: b.get("name") for _, _, b in uses}
+    head = count([])
+    ids = [_ids(m) for m in messages]  # message index -> tool_use ids its blocks mention
     cleared: set[str] = set()  # tool_use ids cleared by the rounds so far
+    now: list[int] = []  # message index -> its tokens with the current rounds applied
+    running = head  # tokens of the prefix so far, as cleared
+
+    def tokens(k: int, gone: set[str]) -> int:
+        message = messages[k]
+        if ids[k] & gone:
+            message = _apply([message], gone, names, edit)[0]
+        return count([message]) - head
+
+    sent: list[str] = []  # tool uses sent by this point, oldest first
     for t, message in enumerate(messages):
-        if message.get("role") != "user":
+        now.append(tokens(t, cleared))
+        running += now[t]
+        if message.get("role") == "assistant":
+            sent += [b["id"] for b in blocks(message) if b.get("type") == "tool_use"]
             continue
-        prefix = messages[: t + 1]
-        before = [b["id"] for i, _, b in uses if i < t]  # tool uses sent by this point
-        now = count(_apply(prefix, cleared, names, edit)) if edit.trigger[0] == "input_tokens" else None
         kind, threshold = edit.trigger
-        if (now if kind == "input_tokens" else len(set(before) - cleared)) <= threshold:
+        if (running if kind == "input_tokens" else len(set(sent) - cleared)) <= threshold:
             continue
-        older = before[: max(0, len(before) - edit.keep)]
+        older = sent[: max(0, len(sent) - edit.keep)]
         targets = cleared | {u for u in older if names[u] not in edit.exclude_tools}
         if targets == cleared:
             continue
-        now = count(_apply(prefix, cleared, names, edit)) if now is None else now
-        gain = now - count(_apply(prefix, targets, names, edit))
+        touched = {k: tokens(k, targets) for k in range(t + 1) if ids[k] & (targets - cleared)}
+        gain = sum(now[k] - after for k, after in touched.items())
         if gain > 0 and gain >= edit.clear_at_least:
             cleared = targets
+            for k, after in touched.items():
+                now[k] = after
+            running -= gain
     if not cleared:
         return messages, None
     edited = _apply(messages, cleared, names, edit)
@@ -79,6 +94,16 @@ def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[
         "cleared_input_tokens": count(messages) - count(edited),
     }
     return edited, entry
+
+
+def _ids(message: dict) -> set[str]:
+    found = set()
+    for block in blocks(message):
+        if block.get("type") == "tool_use":
+            found.add(block.get("id"))
+        elif block.get("type") == "tool_result":
+            found.add(block.get("tool_use_id"))
+    return found
 
 
 def _apply(messages: list, cleared: set[str], names: dict, edit: ClearToolUses) -> list:
