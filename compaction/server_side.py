@@ -40,11 +40,12 @@ PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # multiples of the b
 class ServerManaged:
     """A client for ``run_agent`` whose requests carry ``context_management`` and a cache breakpoint."""
 
-    def __init__(self, client: Any, *, edits: Sequence[dict] = (), cache: bool = True):
+    def __init__(self, client: Any, *, edits: Sequence[dict] = (), cache: bool = True, record: Any = None):
         unknown = [e.get("type") for e in edits if e.get("type") not in BETAS]
         if unknown:
             raise ValueError(f"unknown edit type(s) {unknown}; choose from {list(BETAS)}")
         self.client, self.edits, self.cache = client, [dict(e) for e in edits], cache
+        self.record = record  # called with each response, e.g. Ledger.on_side_call
         self.messages = self  # run_agent calls client.messages.create
 
     def options(self) -> dict:
@@ -59,7 +60,14 @@ class ServerManaged:
 
     def create(self, **request: Any) -> Any:
         """``client.beta.messages.create`` with the edits, their betas and the cache breakpoint."""
-        return self.client.beta.messages.create(**request, **self.options())
+        response = self.client.beta.messages.create(**request, **self.options())
+        if self.record is not None:
+            self.record(response)
+        return response
+
+    def count_tokens(self, **request: Any) -> Any:
+        """``client.beta.messages.count_tokens`` with the same extra parameters."""
+        return self.client.beta.messages.count_tokens(**request, **self.options())
 
 
 def input_cost(usage: Any) -> float:
@@ -90,6 +98,9 @@ class Ledger:
     cost: list[float] = field(default_factory=list)  # input_cost
     cleared: list[int] = field(default_factory=list)  # tool uses the server cleared
     compactions: int = 0
+    summaries: int = 0  # calls that only summarize: server compactions, or the pipeline's summary calls
+    summary_sent: int = 0  # their input tokens
+    summary_cost: float = 0.0  # their input cost
     reads: list[str] = field(default_factory=list)  # paths of every read_file call, in order
     step: int = 0  # the furthest [step N] the offline agent announced
 
@@ -103,6 +114,9 @@ class Ledger:
         self.cost.append(input_cost(usage))
         applied = getattr(getattr(response, "context_management", None), "applied_edits", None) or []
         self.cleared.append(sum(getattr(e, "cleared_tool_uses", 0) for e in applied))
+        for iteration in getattr(usage, "iterations", None) or []:
+            if iteration.type == "compaction":  # not in the top-level usage (SDK BetaUsage.iterations)
+                self.on_side_call(iteration)
         for block in response.content:
             if block.type == "compaction":
                 self.compactions += 1
@@ -110,6 +124,14 @@ class Ledger:
                 self.reads.append(str((block.input or {}).get("path")))
             if block.type == "text":
                 self.step = max([self.step] + [int(n) for n in STEP_RE.findall(block.text)])
+
+    def on_side_call(self, response_or_usage: Any) -> None:
+        """Record a call made only to summarize (its response, or a compaction iteration's usage)."""
+        usage = getattr(response_or_usage, "usage", response_or_usage)
+        read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+        self.summaries += 1
+        self.summary_sent += usage.input_tokens + read + written
+        self.summary_cost += input_cost(usage)
 
     def cache_breaks(self) -> list[int]:
         """The calls whose prefix was broken (see ``cache_breaks``)."""
@@ -120,16 +142,19 @@ class Ledger:
         return len(self.reads) - len(set(self.reads))
 
     def totals(self) -> dict:
-        """The session's sums: calls, tokens sent, cache reads and writes, cost, re-reads, compactions."""
+        """The session's sums: calls, tokens sent, cache reads and writes, cost, re-reads, summaries.
+
+        ``sent`` and ``cost`` include the summary calls; ``cache read`` and ``written`` are the agent's.
+        """
         return {
             "calls": len(self.sent),
-            "sent": sum(self.sent),
+            "sent": sum(self.sent) + self.summary_sent,
             "cache read": sum(self.read),
             "cache written": sum(self.written),
-            "cost": round(sum(self.cost)),
+            "cost": round(sum(self.cost) + self.summary_cost),
             "files read again": self.rereads(),
             "cache breaks": len(self.cache_breaks()),
-            "server compactions": self.compactions,
+            "summaries": self.summaries,
             "last step": self.step,
         }
 
@@ -159,9 +184,10 @@ def run_session(
     ledger = Ledger()
     hooks: dict = {"on_response": ledger.on_response}
     if pipeline:
+        summarizer = ServerManaged(connect(context_window=window), cache=False, record=ledger.on_side_call)
         compactor = Compactor(
             store=OutputStore(root / "store"),
-            client=connect(context_window=window),
+            client=summarizer,
             transcript_dir=root / "transcripts",
             context_window=window,
             workspace=root / "workspace",
@@ -177,3 +203,29 @@ def run_session(
     client = ServerManaged(connect(context_window=window), edits=edits, cache=cache)
     result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, **hooks)
     return ledger, result
+
+
+EDITING_TOOLS = ("edit_file", "write_file")
+
+
+def client_keeps(messages: list) -> dict[str, list[str]]:
+    """What a client must still hold itself before the server compacts: the user's words, files changed.
+
+    A server-side summary is written by the model and may paraphrase or drop the user's constraints;
+    only the client can restore them verbatim afterwards, and re-read the files it changed.
+    """
+    words, files = [], []
+    for message in messages:
+        content = message["content"]
+        if message["role"] == "user":
+            if isinstance(content, str):
+                words.append(content)
+            else:
+                words += [b["text"] for b in content if b.get("type") == "text"]
+            continue
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("name") in EDITING_TOOLS:
+                path = (block.get("input") or {}).get("path")
+                if path and path not in files:
+                    files.append(path)
+    return {"user_words": words, "files_changed": files}
