@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from check_cases import check_tests
 
-from compaction.checks import api_context as checks
+from compaction.course.checks import api_context as checks
 from compaction.messages import blocks
 from compaction.server_side import cache_breaks, client_keeps
 

@@ -9,9 +9,11 @@ Any model name is known. Deliberately left out: capabilities and pagination beyo
 
 from __future__ import annotations
 
+from compaction.models import DEFAULT_MODEL
+
 CREATED_AT = "2025-01-01T00:00:00Z"  # a fixed date: same bytes on every run
 MAX_OUTPUT_TOKENS = 64_000
-LISTED = "offline-model"  # the name ``GET /v1/models`` lists (any name works in a request)
+LISTED = DEFAULT_MODEL  # the name ``GET /v1/models`` lists (any name works in a request)
 
 
 def model_info(model: str, window: int) -> dict:

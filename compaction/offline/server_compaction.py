@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from compaction.messages import blocks, text
 from compaction.offline.summarizer import summarize
-from compaction.summarize import SUMMARY_PROMPT
+from compaction.summary_prompt import SUMMARY_PROMPT
 
 SUMMARY_RE_OPEN, SUMMARY_RE_CLOSE = "<summary>", "</summary>"
 

@@ -14,8 +14,8 @@ import copy
 from collections.abc import Callable
 
 from compaction.backend import connect
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions, handmade_session
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.server_side import cache_breaks, client_keeps, run_session
 
