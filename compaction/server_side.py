@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 
 from compaction.agent import SessionResult, new_workspace, run_agent
 from compaction.backend import backend_name, connect
-from compaction.offline import shared_server
+from compaction.offline.api import HEADER_CACHE_SCOPE
 from compaction.pipeline import Compactor
 from compaction.store import OutputStore
 
@@ -178,8 +179,9 @@ def run_session(
     folder: str | Path | None = None,
 ) -> tuple[Ledger, SessionResult]:
     """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
-    if backend_name() == "offline":
-        shared_server().cache.clear()  # each strategy starts with a cold cache
+    base = connect(context_window=window)
+    if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
+        base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))
     ledger = Ledger()
     hooks: dict = {"on_response": ledger.on_response}
@@ -200,7 +202,7 @@ def run_session(
             ledger.on_response(messages, response)
 
         hooks["on_response"] = both
-    client = ServerManaged(connect(context_window=window), edits=edits, cache=cache)
+    client = ServerManaged(base, edits=edits, cache=cache)
     result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, **hooks)
     return ledger, result
 

@@ -1,7 +1,8 @@
 """The API's side of one request: settings, checks in the API's words, edits, the count, the answer.
 
 ``config`` reads a client's settings from its headers (``x-compaction-window``, ``-scenario``,
-``-seed``, and ``-max-tokens-check``: one server serves clients with different windows).
+``-seed``, ``-max-tokens-check`` and ``-cache-scope``: one server serves clients with different
+windows).
 ``checked`` merges consecutive same-role turns as the API does (``turns``), then refuses what the
 API refuses, with its wording; the rules of the list itself come from
 ``compaction.messages.validate`` only. ``create`` then applies ``context_management``
@@ -40,6 +41,7 @@ HEADER_WINDOW = "x-compaction-window"
 HEADER_SCENARIO = "x-compaction-scenario"
 HEADER_SEED = "x-compaction-seed"
 HEADER_MAX_TOKENS_CHECK = "x-compaction-max-tokens-check"
+HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-organization caches
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
 
 
@@ -234,7 +236,8 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
             name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
         )
         content += turn
-        usage = _cached_usage(counts, cache, request, view, model)
+        scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
+        usage = _cached_usage(counts, cache, request, view, model, scope)
         usage["output_tokens"] = sum(
             count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in turn
         )
@@ -269,7 +272,9 @@ def _zero_usage() -> dict:
     }
 
 
-def _cached_usage(counts: TokenCounts, cache: PromptCache, request: Request, view: list, model: str) -> dict:
+def _cached_usage(
+    counts: TokenCounts, cache: PromptCache, request: Request, view: list, model: str, scope: str
+) -> dict:
     """``usage`` for the request the model saw, split into cache reads, writes and the rest."""
     if request.auto_cache and view:  # the top-level cache_control marks the last block
         last = blocks(view[-1])
@@ -277,7 +282,7 @@ def _cached_usage(counts: TokenCounts, cache: PromptCache, request: Request, vie
             marked = {**last[-1], "cache_control": request.auto_cache}
             view = view[:-1] + [{**view[-1], "content": last[:-1] + [marked]}]
     shown = [{**m, "content": blocks(m)} for m in view]
-    prefix = Prefix(model, request.tools, request.system_blocks, shown)
+    prefix = Prefix(model, request.tools, request.system_blocks, shown, scope)
     head = counts.head(request.system, request.tools)
     starts = [head]  # tokens before each message
     for message in shown:

@@ -15,8 +15,10 @@ https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input i
 breakdown, SDK ``BetaCacheCreation``) and ``input_tokens``, the rest after the last breakpoint.
 
 The clock is a parameter, so a test moves time instead of waiting. Deliberately left out: the
-per-model minimums other than 1,024, the cache's isolation between organizations (one cache per
-server, keyed by model), and the rule that 1-hour entries must precede 5-minute ones.
+per-model minimums other than 1,024 and the rule that 1-hour entries must precede 5-minute ones.
+The API keeps caches apart between organizations; here a client's ``x-compaction-cache-scope``
+header plays that part (no header: one shared scope), so sessions played side by side never read
+each other's entries.
 """
 
 from __future__ import annotations
@@ -53,11 +55,11 @@ class ManualClock:
 class Prefix:
     """One request seen as a run of blocks: tools, then system blocks, then message blocks."""
 
-    def __init__(self, model: str, tools: list, system: list, messages: list):
+    def __init__(self, model: str, tools: list, system: list, messages: list, scope: str = ""):
         self.places: list[tuple[str, int, int]] = []  # ("tools"|"system"|"messages", i, j) per block
         self.digests: list[bytes] = []  # digest of the prefix ending with each block
         self.ttls: list[str | None] = []  # the block's cache_control ttl, None without one
-        digest = hashlib.blake2b(model.encode(), digest_size=16).digest()
+        digest = hashlib.blake2b(f"{scope}\n{model}".encode(), digest_size=16).digest()
         parts = [("tools", i, -1, t) for i, t in enumerate(tools)]
         parts += [("system", i, -1, b) for i, b in enumerate(system)]
         for i, message in enumerate(messages):
