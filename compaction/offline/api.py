@@ -2,13 +2,11 @@
 
 ``config`` reads a client's settings from its headers (``x-compaction-window``, ``-scenario``,
 ``-seed``, ``-max-tokens-check`` and ``-cache-scope``: one server serves clients with different
-windows).
-``checked`` merges consecutive same-role turns as the API does (``turns``), then refuses what the
-API refuses, with its wording; the rules of the list itself come from
-``compaction.messages.validate`` only. ``create`` then applies ``context_management``
-(``context_edits``, ``server_compaction``), counts what is left, and reports it in ``usage`` with
-the prompt cache's split (``caching``). ``TokenCounts`` gives both endpoints the same figure as
-``estimate_tokens(messages, "tiktoken", system=, tools=)``, counting each distinct message once.
+windows). ``request.checked`` reads and checks the body; ``create`` then applies
+``context_management`` (``context_edits``, ``server_compaction``), counts what is left, and
+reports it in ``usage`` with the prompt cache's split (``usage``, ``caching``). ``TokenCounts``
+gives both endpoints the same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``,
+counting each distinct message once.
 
 The ``max_tokens`` check ("input length and `max_tokens` exceed context limit: N + M > W", the
 API's wording in https://github.com/docker/docker-agent/issues/569) runs only for a client that
@@ -22,19 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import re
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.messages import InvalidConversation, blocks, validate
+from compaction.messages import blocks
 from compaction.offline import scenario, server_compaction
-from compaction.offline.caching import Prefix, PromptCache
-from compaction.offline.context_config import ClearToolUses, Compact, Edit, betas_of, parse
+from compaction.offline.caching import PromptCache
+from compaction.offline.context_config import ClearToolUses, Compact
 from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
-from compaction.offline.turns import merge_turns
-from compaction.tokens import count_text, estimate_tokens, message_tokens
+from compaction.offline.request import Request, checked
+from compaction.offline.usage import cached_usage, zero_usage
+from compaction.tokens import count_text, estimate_tokens
 
 DEFAULT_WINDOW = 200_000
 HEADER_WINDOW = "x-compaction-window"
@@ -42,7 +39,6 @@ HEADER_SCENARIO = "x-compaction-scenario"
 HEADER_SEED = "x-compaction-seed"
 HEADER_MAX_TOKENS_CHECK = "x-compaction-max-tokens-check"
 HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-organization caches
-TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
 
 
 def _key(value: Any) -> bytes:
@@ -85,29 +81,6 @@ class TokenCounts:
         return self.head(system, tools) + sum(self.message(m) for m in messages)
 
 
-@dataclass
-class Request:
-    """One checked request: what was sent, merged as the API merges it, and its settings."""
-
-    messages: list  # merged turns
-    origin: list[int]  # merged index -> index as sent
-    system: str | None
-    system_blocks: list
-    tools: list
-    edits: list[Edit] = field(default_factory=list)
-    max_tokens: int = 0
-    auto_cache: dict | None = None  # the top-level cache_control, if any
-
-
-def _system(system: Any) -> tuple[str | None, list]:
-    """The system prompt as one string (a list of text blocks is joined) and as blocks."""
-    if system is None or isinstance(system, str):
-        return system, ([{"type": "text", "text": system}] if system else [])
-    if isinstance(system, list):
-        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict)), system
-    raise RequestError(f"system: Input should be a valid string or list, not {type(system).__name__}")
-
-
 def config(headers: Any) -> tuple[int, str, int]:
     """(context window, scenario name, seed) from a request's headers."""
     try:
@@ -120,47 +93,6 @@ def config(headers: Any) -> tuple[int, str, int]:
         choices = ", ".join(scenario.SCENARIOS)
         raise RequestError(f"unknown offline scenario {name!r}; choose one of: {choices}")
     return window, name, seed
-
-
-def checked(body: Any, headers: Any, *, create: bool) -> Request:
-    """The request, turns merged, or a RequestError in the API's wording naming the field."""
-    if not isinstance(body, dict):
-        raise RequestError("body: Input should be a valid dictionary")
-    for name in ("model", "messages") + (("max_tokens",) if create else ()):
-        if name not in body:
-            raise RequestError(f"{name}: Field required")
-    if create and body.get("stream"):
-        raise RequestError("stream: streaming is not supported by the offline model")
-    max_tokens = body.get("max_tokens", 0)
-    if create and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1):
-        raise RequestError("max_tokens: Input should be a valid integer greater than or equal to 1")
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise RequestError("tools: Input should be a valid list")
-    auto = body.get("cache_control")
-    if auto is not None and not (isinstance(auto, dict) and auto.get("type") == "ephemeral"):
-        raise RequestError("cache_control.type: Input should be 'ephemeral'")
-    merged, origin = merge_turns(body["messages"] if isinstance(body["messages"], list) else [])
-    try:
-        validate(merged if isinstance(body["messages"], list) else body["messages"])
-    except InvalidConversation as error:
-        if error.index is not None and error.index < len(origin):
-            error.index = origin[error.index]
-        raise RequestError(error.api_message) from error
-    _check_tool_use_ids(body["messages"])
-    system, system_blocks = _system(body.get("system"))
-    edits = parse(body.get("context_management"), betas_of(headers))
-    return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
-
-
-def _check_tool_use_ids(messages: list) -> None:
-    for i, message in enumerate(messages):
-        for j, block in enumerate(blocks(message)):
-            if block.get("type") == "tool_use" and not TOOL_USE_ID.match(block["id"]):
-                raise RequestError(
-                    f"messages.{i}.content.{j}.tool_use.id: "
-                    f"String should match pattern '{TOOL_USE_ID.pattern}'"
-                )
 
 
 def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Compact | None]:
@@ -230,14 +162,15 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
         view = [{"role": "assistant", "content": [block]}]
         if compact.pause_after_compaction:
             stop_reason = "compaction"
-    usage = _zero_usage()
+    usage = zero_usage()
     if stop_reason is None:
         turn, stop_reason = scenario.respond(
             name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
         )
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
-        usage = _cached_usage(counts, cache, request, view, model, scope)
+        head = counts.head(request.system, request.tools)
+        usage = cached_usage(cache, request, view, model, scope, head, counts.message)
         usage["output_tokens"] = sum(
             count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in turn
         )
@@ -260,47 +193,3 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
     if request.edits:
         answer["context_management"] = {"applied_edits": applied}
     return answer
-
-
-def _zero_usage() -> dict:
-    return {
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-    }
-
-
-def _cached_usage(
-    counts: TokenCounts, cache: PromptCache, request: Request, view: list, model: str, scope: str
-) -> dict:
-    """``usage`` for the request the model saw, split into cache reads, writes and the rest."""
-    if request.auto_cache and view:  # the top-level cache_control marks the last block
-        last = blocks(view[-1])
-        if last:
-            marked = {**last[-1], "cache_control": request.auto_cache}
-            view = view[:-1] + [{**view[-1], "content": last[:-1] + [marked]}]
-    shown = [{**m, "content": blocks(m)} for m in view]
-    prefix = Prefix(model, request.tools, request.system_blocks, shown, scope)
-    head = counts.head(request.system, request.tools)
-    starts = [head]  # tokens before each message
-    for message in shown:
-        starts.append(starts[-1] + counts.message(message))
-    total = starts[-1]
-
-    def tokens_to(k: int) -> int:
-        where, i, j = prefix.places[k]
-        if where == "tools":
-            return min(head, count_text(json.dumps(request.tools[: i + 1], ensure_ascii=False), "tiktoken"))
-        if where == "system":
-            tools_only = estimate_tokens([], "tiktoken", tools=request.tools) if request.tools else 0
-            joined = "\n".join(str(b.get("text", "")) for b in request.system_blocks[: i + 1])
-            return min(head, tools_only + count_text(joined, "tiktoken"))
-        content = shown[i]["content"]
-        if j == len(content) - 1:
-            return starts[i + 1]
-        partial = message_tokens({**shown[i], "content": content[: j + 1]}, "tiktoken")
-        return min(starts[i + 1], starts[i] + partial)
-
-    return cache.account(prefix, tokens_to, total)
