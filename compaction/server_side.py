@@ -35,7 +35,9 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # multiples of the base input price (docs)
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads
+# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing")
+PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
 
 
 class ServerManaged:

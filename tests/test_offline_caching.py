@@ -12,7 +12,7 @@ from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 
 from compaction.messages import assistant, text, user
 from compaction.offline import OfflineServer
-from compaction.offline.caching import MIN_CACHEABLE_TOKENS, PRICE, ManualClock, input_cost
+from compaction.offline.caching import MIN_CACHEABLE_TOKENS, ManualClock
 from compaction.tokens import estimate_tokens
 
 SYSTEM_TEXT = "You are a careful reviewer. " * 200  # about 1,200 tokens: cacheable on its own
@@ -166,14 +166,3 @@ def test_without_breakpoints_nothing_is_cached_and_the_course_figures_stay_as_th
         usage = ask(client, messages, tools=TOOLS).usage
         assert usage.input_tokens == total(messages, None)
         assert usage.cache_read_input_tokens == usage.cache_creation_input_tokens == 0
-
-
-def test_input_cost_uses_the_documented_multipliers():
-    usage = {
-        "input_tokens": 100,
-        "cache_read_input_tokens": 1000,
-        "cache_creation_input_tokens": 300,
-        "cache_creation": {"ephemeral_5m_input_tokens": 200, "ephemeral_1h_input_tokens": 100},
-    }
-    assert PRICE == {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
-    assert input_cost(usage, base=3.0) == pytest.approx(3.0 * (100 + 1.25 * 200 + 2.0 * 100 + 0.1 * 1000))

@@ -120,7 +120,10 @@ def test_input_cost_reads_dicts_and_sdk_objects_alike():
         "cache_creation_input_tokens": 20,
         "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 0},
     }
+    assert PRICE == {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # the documented multipliers
     assert input_cost(usage) == pytest.approx(10 + 0.1 * 100 + 1.25 * 20)
+    one_hour = {**usage, "cache_creation": {"ephemeral_5m_input_tokens": 5, "ephemeral_1h_input_tokens": 15}}
+    assert input_cost(one_hour) == pytest.approx(10 + 0.1 * 100 + 1.25 * 5 + 2.0 * 15)
     response = connect().messages.create(model=MODEL, max_tokens=8, messages=[user("hi")])
     assert input_cost(response.usage) == response.usage.input_tokens
 

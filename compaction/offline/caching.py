@@ -7,8 +7,9 @@ cached from a recent query" and reads it, otherwise it processes the prompt and 
 an earlier change anywhere in the prefix is a miss; the lookback checks about 20 block boundaries
 before each breakpoint for an earlier hit; a 5-minute lifetime by default, ``ttl: "1h"`` for an
 hour, refreshed each time the entry is read; a minimum cacheable length (1,024 tokens for the
-Sonnet and Opus models of the page's table); writes cost 1.25x (5 minutes) or 2x (1 hour) the
-base input price and reads 0.1x. At most four breakpoints ("A maximum of 4 blocks with
+Sonnet and Opus models of the page's table). (The prices, writes 1.25x or 2x the base input price
+and reads 0.1x, are the client's business: ``compaction.server_side.input_cost``.) At most four
+breakpoints ("A maximum of 4 blocks with
 cache_control may be provided. Found 5.", the API's wording as reported in
 https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input into
 ``cache_read_input_tokens``, ``cache_creation_input_tokens`` (with its ``cache_creation`` 5m/1h
@@ -35,7 +36,6 @@ MIN_CACHEABLE_TOKENS = 1024
 MAX_BREAKPOINTS = 4
 LOOKBACK = 20  # block boundaries checked before each breakpoint
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
-PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # multiples of the base input price
 
 
 class ManualClock:
@@ -158,18 +158,3 @@ class PromptCache:
         usage["cache_creation_input_tokens"] = written
         usage["input_tokens"] = total - read - written
         return usage
-
-
-def input_cost(usage: object, base: float = 1.0) -> float:
-    """The input cost of one response's ``usage`` in units of ``base`` per token (docs' multipliers)."""
-    get = usage.get if isinstance(usage, dict) else lambda k, d=None: getattr(usage, k, d)
-    creation = get("cache_creation") or {}
-    cget = creation.get if isinstance(creation, dict) else lambda k, d=None: getattr(creation, k, d)
-    one_hour = cget("ephemeral_1h_input_tokens", 0) or 0
-    five_min = (get("cache_creation_input_tokens") or 0) - one_hour
-    return base * (
-        PRICE["input"] * (get("input_tokens") or 0)
-        + PRICE["5m"] * five_min
-        + PRICE["1h"] * one_hour
-        + PRICE["read"] * (get("cache_read_input_tokens") or 0)
-    )
