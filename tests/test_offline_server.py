@@ -257,6 +257,8 @@ def test_the_models_endpoint_tells_each_client_its_window():
     assert info.id == "claude-anything" and info.max_input_tokens == 8_000 and info.type == "model"
     assert connect().models.retrieve("m").max_input_tokens == 200_000
     assert [m.max_input_tokens for m in connect(context_window=3_000).models.list()] == [3_000]
+    status, raw = get("/v1/models/claude-anything")
+    assert status == 200 and anthropic.types.ModelInfo.model_validate(raw).max_input_tokens == 200_000
     status, _ = get("/v1/nothing")
     assert status == 404
 
