@@ -35,6 +35,7 @@ from compaction.widgets import (
     message_rows,
     placeholder_words,
 )
+from compaction.widgets.live import LIVE_STYLE
 from tests.strategies import Call, Turn, build_session, long_sessions, sessions
 
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -185,8 +186,8 @@ def test_rows_beyond_the_limit_wait_behind_show_more():
 
 def test_the_live_list_shows_the_same_rows_as_the_saved_one():
     view = MessageListView(micro_compact(session(6), keep_recent=1, min_chars=10))
-    live = "".join(child.value for child in view.widget.children[:2])
-    assert live in view._repr_html_().replace("<div class='compaction-msglist'>", "", 1)
+    live = "".join(child.value.removeprefix(LIVE_STYLE) for child in view.widget.children[:2])
+    assert live in view._repr_html_()
 
 
 def test_the_text_form_is_short_and_has_no_ids_or_addresses():
@@ -354,7 +355,7 @@ def gauge_widths(source: str) -> list[float]:
 
 def test_the_live_before_after_is_the_saved_html():
     view = BeforeAfter(session(), micro_compact(session(), keep_recent=1, min_chars=10))
-    assert view.widget.value == view._repr_html_()
+    assert view.widget.value == LIVE_STYLE + view._repr_html_()
     assert repr(view) == f"BeforeAfter({view.change})"
 
 
@@ -485,13 +486,13 @@ def test_the_stepper_buttons_move_and_the_live_body_is_the_saved_pass(compactor)
     stepper = PipelineStepper.run(compactor, long_reads())
     assert stepper.widget.children
     assert not stepper.prev_button.disabled and not stepper.next_button.disabled
-    assert stepper._body.value == stepper.view(1)._repr_html_()
+    assert stepper._body.value == LIVE_STYLE + stepper.view(1)._repr_html_()
     stepper.next_button.click()
     assert stepper.next_button.disabled and stepper.position == 2
     assert "pass 3/3: micro" in stepper._label.value
     stepper.prev_button.click()
     stepper.prev_button.click()
-    assert stepper.prev_button.disabled and stepper._body.value == stepper.pass_html(0)
+    assert stepper.prev_button.disabled and stepper._body.value == LIVE_STYLE + stepper.pass_html(0)
 
 
 def test_the_saved_stepper_holds_every_pass_and_opens_the_first_that_changed(compactor):

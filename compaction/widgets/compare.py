@@ -20,7 +20,7 @@ from compaction.summarize import transcript_of
 from compaction.widgets.diff import Change, align
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
-from compaction.widgets.live import bundle
+from compaction.widgets.live import FLOW, bundle, html_widget
 from compaction.widgets.measure import Meter
 from compaction.widgets.rows import message_row, row_html
 
@@ -172,7 +172,7 @@ class BeforeAfter:
     def _repr_html_(self) -> str:
         marks = tuple(m for m in ("changed", "dropped", "added") if self.counts[m]) + ("collapsed",)
         return (
-            f"<div class='compaction-before-after'><b>{html.escape(self.header())}</b>"
+            f"<div class='compaction-before-after' style='{FLOW}'><b>{html.escape(self.header())}</b>"
             f"{self.gauge._repr_html_()}{legend_html(marks, self.meter.unit)}"
             f"<div class='compaction-msglist'>{self.rows_html()}</div></div>"
         )
@@ -181,10 +181,7 @@ class BeforeAfter:
     def widget(self):
         """The live form: the same HTML as the saved notebook; rows open on a click."""
         if self._widget is None:
-            import ipywidgets as w
-
-            self._widget = w.HTML(self._repr_html_())
-            self._widget.add_class("compaction-before-after-live")
+            self._widget = html_widget(self._repr_html_(), "compaction-before-after-live")
         return self._widget
 
     def __repr__(self) -> str:

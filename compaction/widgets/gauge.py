@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 
 from compaction.palette import KIND_LABELS, KINDS, LINES
-from compaction.widgets.live import bundle
+from compaction.widgets.live import FLOW, bundle, html_widget
 from compaction.widgets.measure import Meter
 
 TRACK = f"position:relative;height:16px;background:{LINES['track']};max-width:760px;margin:2px 0"
@@ -110,7 +110,7 @@ class WindowGauge:
             bars += self._bar("before", self.fill_before, self.total_before)
         bars += self._bar("after" if self.fill_before is not None else "", self.fill, self.total)
         return (
-            f"<div class='compaction-gauge' style='margin:4px 0'><div style='font:12px monospace'>"
+            f"<div class='compaction-gauge' style='margin:4px 0;{FLOW}'><div style='font:12px monospace'>"
             f"{html.escape(self.summary())}</div>{bars}{self.legend_html()}</div>"
         )
 
@@ -118,9 +118,7 @@ class WindowGauge:
     def widget(self):
         """The live form: the same HTML in an ipywidgets HTML widget."""
         if self._widget is None:
-            import ipywidgets as w
-
-            self._widget = w.HTML(self._repr_html_())
+            self._widget = html_widget(self._repr_html_(), "compaction-gauge-live")
         return self._widget
 
     def __repr__(self) -> str:

@@ -12,11 +12,13 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import ipywidgets as w
+
 from compaction.messages import tool_names
 from compaction.palette import LINES
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
-from compaction.widgets.live import bundle
+from compaction.widgets.live import FLOW, bundle, html_widget, live_value
 from compaction.widgets.measure import Meter
 from compaction.widgets.rows import message_row, row_html
 
@@ -84,25 +86,25 @@ class MessageListView:
     def widget(self):
         """The live ipywidgets form (a VBox of the header, the rows and the button)."""
         if self._widget is None:
-            import ipywidgets as w
-
-            self._rows_box = w.HTML()
+            self._rows_box = html_widget("", "compaction-rows-live")
             self.button = w.Button(description="show more", layout=w.Layout(width="auto"))
             self.button.add_class("compaction-show-more")
             self.button.on_click(self.show_more)
-            self._widget = w.VBox([w.HTML(self._top()), self._rows_box, self.button])
+            self._widget = w.VBox(
+                [html_widget(self._top(), "compaction-top-live"), self._rows_box, self.button]
+            )
             self._widget.add_class("compaction-msglist")
             self._refresh()
         return self._widget
 
     def _refresh(self) -> None:
-        self._rows_box.value = self.rows_html()
+        self._rows_box.value = live_value(self.rows_html())
         hidden = len(self.rows) - self.shown
         self.button.description = f"show more ({min(hidden, self.limit)} of {hidden})"
         self.button.layout.display = "" if hidden else "none"
 
     def _repr_html_(self) -> str:
-        return f"<div class='compaction-msglist'>{self._top()}{self.rows_html()}</div>"
+        return f"<div class='compaction-msglist' style='{FLOW}'>{self._top()}{self.rows_html()}</div>"
 
     def __repr__(self) -> str:
         return f"MessageListView({self.header()}, showing {self.shown})"

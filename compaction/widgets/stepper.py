@@ -16,9 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import ipywidgets as w
+
 from compaction.palette import LINES, layer_color
 from compaction.widgets.compare import BeforeAfter
-from compaction.widgets.live import bundle
+from compaction.widgets.live import FLOW, bundle, html_widget, live_value
 from compaction.widgets.measure import Meter
 from compaction.widgets.reasons import why_idle
 
@@ -182,8 +184,6 @@ class PipelineStepper:
     def widget(self):
         """The live form: prev/next buttons, the label, the passes table and the pass on display."""
         if self._widget is None:
-            import ipywidgets as w
-
             self.prev_button, self.next_button = (
                 w.Button(description="◀ prev"),
                 w.Button(description="next ▶"),
@@ -192,7 +192,9 @@ class PipelineStepper:
             self.next_button.add_class("compaction-next")
             self.prev_button.on_click(self.prev)
             self.next_button.on_click(self.next)
-            self._label, self._table, self._body = w.HTML(), w.HTML(), w.HTML()
+            self._label = html_widget("", "compaction-label-live")
+            self._table = html_widget("", "compaction-passes-live")
+            self._body = html_widget("", "compaction-pass-live")
             self._widget = w.VBox(
                 [w.HBox([self.prev_button, self.next_button, self._label]), self._table, self._body]
             )
@@ -201,9 +203,9 @@ class PipelineStepper:
         return self._widget
 
     def _refresh(self) -> None:
-        self._label.value = f"<b>{html.escape(self.label())}</b>"
-        self._table.value = self.table_html(self.position)
-        self._body.value = self.pass_html(self.position)
+        self._label.value = live_value(f"<b>{html.escape(self.label())}</b>")
+        self._table.value = live_value(self.table_html(self.position))
+        self._body.value = live_value(self.pass_html(self.position))
         self.prev_button.disabled = self.position == 0
         self.next_button.disabled = self.position == len(self.steps) - 1
 
@@ -215,7 +217,7 @@ class PipelineStepper:
             for k, (name, _) in enumerate(self.steps)
         )
         return (
-            f"<div class='compaction-stepper'><b>{html.escape(self.label())}</b>"
+            f"<div class='compaction-stepper' style='{FLOW}'><b>{html.escape(self.label())}</b>"
             f"{self.table_html(self.position)}{passes}</div>"
         )
 
