@@ -9,12 +9,14 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compaction.budget import tool_result_budget
+from compaction.importers import sessions_in
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.micro import micro_compact, placeholder_for
 from compaction.palette import CHANGES, KINDS, all_colors
@@ -384,6 +386,28 @@ def test_on_any_session_snip_then_micro_show_the_placeholders_words_and_the_tail
     assert {str(i) for i in range(tail, len(raw))} <= numbers
     cleared = micro_compact(snipped, keep_recent=1, min_chars=10)
     source = BeforeAfter(snipped, cleared)._repr_html_()
+    for new in cleared:
+        assert all(html.escape(w[:600]) in source for w in placeholder_words(new))
+
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+REAL = sessions_in(DATA)  # (file name, messages) of the real sessions other projects recorded
+
+
+@pytest.mark.skipif(not REAL, reason=f"the shared session data is not at {DATA}")
+@pytest.mark.parametrize(("name", "raw"), REAL, ids=[name for name, _ in REAL])
+def test_on_real_sessions_the_snip_gap_and_every_placeholder_read_as_on_the_course_session(name, raw):
+    snipped = snip_compact(raw, max_messages=6, keep_head=2)
+    head, tail = snip_cuts(raw, max_messages=6, keep_head=2)
+    source = BeforeAfter(raw, snipped, saved_to="t.jsonl")._repr_html_()
+    numbers = [r["number"] for r in rows_of(source)]
+    if tail > head:
+        gone = estimate_tokens(raw[head:tail], "tiktoken")
+        plural = "s" if tail - head > 1 else ""
+        assert f"dropped: {tail - head} message{plural}, {gone:,} tokens, in transcript t.jsonl" in source
+    assert numbers == [str(i) for i in [*range(head), *range(tail, len(raw))]]
+    cleared = micro_compact(raw, keep_recent=1)
+    source = BeforeAfter(raw, cleared)._repr_html_()
     for new in cleared:
         assert all(html.escape(w[:600]) in source for w in placeholder_words(new))
 
