@@ -284,10 +284,10 @@ def test_a_snip_pass_reads_like_the_issue_asks():
     assert view.change.startswith(f"kept {head - 1 + len(raw) - tail}, replaced 1, dropped {tail - head}")
 
 
-def test_without_a_transcript_the_gap_says_nothing_was_saved():
+def test_without_a_transcript_the_gap_says_none_was_named():
     raw = session(12)
     source = BeforeAfter(raw, snip_compact(raw, max_messages=10))._repr_html_()
-    assert "on disk nowhere: this pass was given no transcript" in source
+    assert "no transcript named (saved_to=)" in source
 
 
 def test_a_summary_pass_names_the_transcript_the_summary_points_to():

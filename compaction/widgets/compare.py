@@ -109,7 +109,7 @@ class BeforeAfter:
         where = (
             f"in transcript {self.saved_to}"
             if self.saved_to
-            else "on disk nowhere: this pass was given no transcript"
+            else "no transcript named (saved_to=): a bare layer keeps nothing, the pipeline writes one first"
         )
         return f"✂ {span} dropped: {n} message{'s' if n != 1 else ''}, {tokens:,} tokens, {where}"
 
