@@ -432,6 +432,13 @@ def test_the_gauge_splits_the_tokens_by_kind_and_adds_up_to_the_list():
     )
 
 
+def test_a_gauge_of_a_compactor_uses_its_window_threshold_and_estimate(compactor):
+    raw = long_reads()
+    gauge = WindowGauge.of(compactor, raw)
+    assert (gauge.window, gauge.threshold) == (8_000, compactor.threshold)
+    assert gauge.total == max(compactor.estimate(raw), estimate_tokens(raw, "tiktoken"))
+
+
 def test_a_list_over_the_window_stretches_the_scale_instead_of_overflowing():
     gauge = WindowGauge(session(30), window=1_000)
     assert gauge.scale == gauge.total > 1_000

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
 from compaction.palette import KIND_LABELS, KINDS, LINES
 from compaction.widgets.live import FLOW, bundle, html_widget
@@ -62,6 +63,26 @@ class WindowGauge:
         # tokens of a full-width bar: the window, or the larger total (never each bar's own)
         self.scale = max(window or 0, threshold or 0, self.total, self.total_before or 0, 1)
         self._widget = None
+
+    @classmethod
+    def of(
+        cls, compactor: Any, messages: Sequence[dict], *, before: Sequence[dict] | None = None
+    ) -> WindowGauge:
+        """A gauge in a Compactor's figures: its window, threshold, counter, and system and tools."""
+        meter = Meter(compactor.counter.method)
+
+        def overhead(msgs: Sequence[dict]) -> int:  # what the pipeline counts beyond the messages
+            return max(0, compactor.estimate(list(msgs)) - meter.total(msgs))
+
+        return cls(
+            messages,
+            before=before,
+            window=compactor.context_window,
+            threshold=compactor.threshold,
+            overhead=overhead(messages),
+            overhead_before=None if before is None else overhead(before),
+            meter=meter,
+        )
 
     def summary(self) -> str:
         """One line: tokens before -> after, of the window, and the threshold."""
