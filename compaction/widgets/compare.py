@@ -16,11 +16,11 @@ from pathlib import Path
 
 from compaction.messages import tool_names
 from compaction.palette import CHANGES, LINES
-from compaction.summarize import transcript_of
 from compaction.widgets.diff import Change, align
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
 from compaction.widgets.live import FLOW, bundle, html_widget
+from compaction.widgets.marks import transcript_of
 from compaction.widgets.measure import Meter
 from compaction.widgets.rows import message_row, row_html
 

@@ -12,8 +12,6 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-import ipywidgets as w
-
 from compaction.messages import tool_names
 from compaction.palette import LINES
 from compaction.widgets.gauge import WindowGauge
@@ -86,6 +84,8 @@ class MessageListView:
     def widget(self):
         """The live ipywidgets form (a VBox of the header, the rows and the button)."""
         if self._widget is None:
+            import ipywidgets as w  # optional: without it a view still has its static HTML
+
             self._rows_box = html_widget("", "compaction-rows-live")
             self.button = w.Button(description="show more", layout=w.Layout(width="auto"))
             self.button.add_class("compaction-show-more")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as w
-
 FLOW = "white-space:normal;min-width:0;max-width:100%;overflow-x:auto"  # wraps in a narrow pane
 # ipywidgets lays an HTML widget out as a no-wrap flex row: let ours shrink to the pane and wrap
 LIVE_STYLE = (
@@ -24,8 +22,10 @@ def live_value(value: str) -> str:
     return LIVE_STYLE + value
 
 
-def html_widget(value: str, css_class: str) -> w.HTML:
+def html_widget(value: str, css_class: str) -> Any:
     """An ipywidgets HTML that spans the output area and wraps, with a class a browser test can find."""
+    import ipywidgets as w  # optional: without it a view still has its static HTML
+
     widget = w.HTML(live_value(value), layout=w.Layout(width="100%"))
     widget.add_class("compaction-live")
     widget.add_class(css_class)

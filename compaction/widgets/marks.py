@@ -1,27 +1,35 @@
 """What a block is, as a learner sees it: a placeholder or marker (and its words), a summary, or content.
 
-The layers own their formats (``snip.is_snip_placeholder``, ``micro.is_cleared``,
-``budget.is_persisted_marker``, ``summarize.transcript_of``); this module only asks them, plus two
-generic openings a learner's own layer may write (``[snipped``, ``[Earlier tool result``). It also
-sorts every block into the kinds the window gauge stacks. Deliberately left out: judging whether a
-placeholder is a good one.
+Every format has one home, ``compaction.placeholders`` (snip notes, micro placeholders,
+persisted-output markers, the summary's continuation note, and the openings other agents use for
+what they removed); this module only asks it. It also sorts every block into the kinds the window
+gauge stacks. Deliberately left out: judging whether a placeholder is a good one.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from compaction.budget import MARKER_OPEN, is_persisted_marker
 from compaction.messages import blocks, text_of
-from compaction.micro import is_cleared
-from compaction.snip import is_snip_placeholder
-from compaction.summarize import transcript_of
-
-GENERIC_HEADS = ("[snipped", "[Earlier tool result")  # placeholders of a learner's own layer
+from compaction.placeholders import (
+    FOREIGN_HEADS,
+    MARKER_OPEN,
+    is_cleared,
+    is_persisted_marker,
+    snipped_count,
+    transcript_named,
+)
 
 
 def _content_text(content: Any) -> str:
     return text_of(content) if isinstance(content, (str, list)) else ""
+
+
+def transcript_of(message: dict) -> Path | None:
+    """The transcript a summary's continuation note names, if the message opens with one."""
+    first = next((b for b in blocks(message) if b.get("type") == "text"), None)
+    return transcript_named(str(first.get("text", ""))) if first is not None else None
 
 
 def is_summary(message: dict) -> bool:
@@ -34,12 +42,12 @@ def block_words(block: dict) -> str | None:
     kind = block.get("type")
     if kind == "text":
         value = str(block.get("text", ""))
-        return value if is_snip_placeholder(block) or value.startswith(GENERIC_HEADS) else None
+        return value if snipped_count(value) is not None or value.startswith(FOREIGN_HEADS) else None
     if kind != "tool_result":
         return None
     content = block.get("content", "")
     value = _content_text(content)
-    if is_cleared(content) or value.startswith(GENERIC_HEADS):
+    if is_cleared(content) or value.startswith(FOREIGN_HEADS):
         return value
     if is_persisted_marker(content) or value.startswith(MARKER_OPEN):
         lines = [ln for ln in value.splitlines()[1:3] if ln.strip()]  # size and path, then how to read it

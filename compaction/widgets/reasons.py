@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compaction.budget import result_chars
-from compaction.messages import tool_result_blocks
-from compaction.micro import micro_compact
+from compaction.messages import result_chars, tool_result_blocks
 
 
 def _newest_results_chars(messages: Sequence[dict]) -> int:
@@ -48,7 +46,7 @@ def why_idle(compactor: Any, layer: str, messages: Sequence[dict], events: Itera
                 f"not triggered: {estimate:,} tokens, within {compactor.micro_trigger:.0%} "
                 f"of the threshold ({limit:,})"
             )
-        cleared = micro_compact(list(messages), **args)
+        cleared = compactor.layers["micro"](list(messages), **args)  # the layer the Compactor runs
         if cleared == list(messages):
             return f"triggered ({estimate:,} > {limit:,}), but no old result was left to clear"
         freed = estimate - compactor.estimate(cleared)

@@ -16,15 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import ipywidgets as w
-
 from compaction.palette import LINES, layer_color
 from compaction.widgets.compare import BeforeAfter
 from compaction.widgets.live import FLOW, bundle, html_widget, live_value
 from compaction.widgets.measure import Meter
 from compaction.widgets.reasons import why_idle
-
-PREFIX = "transcript "  # how the pipeline's event detail names the transcript it wrote
 
 
 class PipelineStepper:
@@ -90,13 +86,11 @@ class PipelineStepper:
     def _transcripts(self) -> list[str | None]:
         """For each pass, the transcript that holds what it dropped (the call's latest, if any)."""
         out, latest = [], None
-        folder = getattr(self.compactor, "transcript_dir", None)
         for name, _ in self.steps:
             for event in self.events:
-                detail = str(getattr(event, "detail", ""))
-                if getattr(event, "layer", None) == name and detail.startswith(PREFIX):
-                    file = detail[len(PREFIX) :]
-                    latest = f"{Path(folder).name}/{file}" if folder is not None else file
+                saved = str(getattr(event, "saved_to", "") or "")
+                if getattr(event, "layer", None) == name and saved:
+                    latest = f"{Path(saved).parent.name}/{Path(saved).name}"  # the folder and the file
             out.append(latest)
         return out
 
@@ -184,6 +178,8 @@ class PipelineStepper:
     def widget(self):
         """The live form: prev/next buttons, the label, the passes table and the pass on display."""
         if self._widget is None:
+            import ipywidgets as w  # optional: without it a view still has its static HTML
+
             self.prev_button, self.next_button = (
                 w.Button(description="◀ prev"),
                 w.Button(description="next ▶"),

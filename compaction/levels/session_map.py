@@ -1,8 +1,8 @@
 """A session's timeline: tokens per turn, its phases as coloured bands, its signals as markers.
 
 ``session_map`` draws one figure from a message list alone: the context size after each turn
-(tiktoken), a band per phase from ``compaction.phases.detect_phases`` and a marker per signal from
-``compaction.signals.detect_signals``, so a reader sees where the work changed and where the
+(tiktoken), a band per phase from ``compaction.levels.phases.detect_phases`` and a marker per signal from
+``compaction.levels.signals.detect_signals``, so a reader sees where the work changed and where the
 guide says to compact. Deliberately left out: the API's own token counts and the window line,
 which ``compaction.plots.token_timeline`` draws from an agent run's turn records.
 """
@@ -15,18 +15,19 @@ from itertools import accumulate
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from compaction.levels.phases import Phase, detect_phases
+from compaction.levels.signals import Signal, detect_signals
 from compaction.messages import Message
-from compaction.phases import Phase, detect_phases
-from compaction.signals import Signal, detect_signals
+from compaction.palette import LINES, OTHER, PHASES, SIGNALS
 from compaction.tokens import message_tokens
 
-PHASE_COLORS = {"research": "#9ecae1", "implementation": "#a1d99b", "verification": "#fdd0a2"}
+PHASE_COLORS = PHASES  # phase kind -> band colour, from the course's one palette
 SIGNAL_MARKERS = {  # signal kind -> (marker, colour)
-    "long_session": ("D", "#6a51a3"),
-    "repetition": ("X", "#cb181d"),
-    "already_discussed": ("P", "#e6550d"),
-    "phase_transition": ("v", "#252525"),
-    "large_output": ("s", "#3182bd"),
+    "long_session": ("D", SIGNALS["long_session"]),
+    "repetition": ("X", SIGNALS["repetition"]),
+    "already_discussed": ("P", SIGNALS["already_discussed"]),
+    "phase_transition": ("v", SIGNALS["phase_transition"]),
+    "large_output": ("s", SIGNALS["large_output"]),
 }
 
 
@@ -58,17 +59,19 @@ def session_map(
         ax = fig.add_subplot()
     fig = ax.figure
     tokens = tokens_per_turn(messages)
-    ax.plot(range(len(tokens)), tokens, marker="o", markersize=3, color="#333333", label="tokens in context")
+    ax.plot(
+        range(len(tokens)), tokens, marker="o", markersize=3, color=LINES["tokens"], label="tokens in context"
+    )
     labelled = set()
     for phase in phases:
         left, right = _turn_of(messages, phase.start), _turn_of(messages, phase.end)
         first = phase.kind not in labelled
         labelled.add(phase.kind)
-        color = PHASE_COLORS.get(phase.kind, "#dddddd")
+        color = PHASE_COLORS.get(phase.kind, OTHER)
         ax.axvspan(left, right, color=color, alpha=0.5, label=f"{phase.kind} phase" if first else None)
     top = max(tokens, default=1)
     for signal in signals:
-        marker, color = SIGNAL_MARKERS.get(signal.kind, ("o", "black"))
+        marker, color = SIGNAL_MARKERS.get(signal.kind, ("o", OTHER))
         first = signal.kind not in labelled
         labelled.add(signal.kind)
         y = tokens[min(signal.turn, len(tokens) - 1)] if tokens else 0
