@@ -171,10 +171,18 @@ def test_a_short_list_shows_every_row_under_its_number_and_no_button():
     assert view.widget.children[-1].layout.display == "none"
 
 
-def test_rows_beyond_the_limit_wait_behind_show_more():
+def test_rows_beyond_the_limit_wait_behind_show_more_and_in_the_saved_form_behind_a_fold():
     view = MessageListView(session(10), limit=5)  # 22 messages
-    assert len(rows_of(view._repr_html_())) == 5
-    assert "17 more messages (5-21)" in view._repr_html_()
+    rows = rows_of(view._repr_html_())
+    assert [r["number"] for r in rows] == [str(i) for i in range(22)]
+    assert [r["number"] for r in rows if "compaction-collapsed" not in r["inside"]] == [
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
+    assert "17 more messages (5-21)</summary>" in view._repr_html_()
     button = view.widget.children[-1]
     assert "compaction-show-more" in button._dom_classes
     assert "compaction-msglist" in view.widget._dom_classes
@@ -183,13 +191,13 @@ def test_rows_beyond_the_limit_wait_behind_show_more():
     for _ in range(3):
         button.click()
     assert view.shown == 22 and button.layout.display == "none"
-    assert "more messages" not in view._repr_html_()
+    assert "more messages" not in view._repr_html_() and len(rows_of(view.widget.children[1].value)) == 22
 
 
 def test_the_live_list_shows_the_same_rows_as_the_saved_one():
     view = MessageListView(micro_compact(session(6), keep_recent=1, min_chars=10))
     live = "".join(child.value.removeprefix(LIVE_STYLE) for child in view.widget.children[:2])
-    assert live in view._repr_html_()
+    assert live in view._repr_html_()  # a short list: the saved form is the live one
 
 
 def test_the_text_form_is_short_and_has_no_ids_or_addresses():

@@ -1,8 +1,8 @@
 """MessageListView: one message list as rows, with what fills the window above it.
 
 Every row keeps its message number, shows a placeholder's or marker's own words in full, and opens
-onto its content; the rows beyond ``limit`` wait behind a "show more" button (the static form says
-how many). The live widget and the saved notebook show the same rows. Deliberately left out:
+onto its content; the rows beyond ``limit`` wait behind a "show more" button, and in the saved
+notebook behind a fold that opens on a click, so both hold every row. Deliberately left out:
 comparing two lists (``BeforeAfter`` does) and any JavaScript of our own.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.messages import tool_names
-from compaction.palette import LINES
+from compaction.palette import CHANGES, LINES
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
 from compaction.widgets.live import FLOW, bundle, html_widget, live_value
@@ -56,18 +56,28 @@ class MessageListView:
         head = f"{self.title}: " if self.title else ""
         return f"{head}{len(self.rows)} messages, {self.total:,} tokens ({self.meter.unit})"
 
+    def _rows(self, rows) -> str:
+        return "".join(row_html(r, self.scale, mark="changed" if r.placeholder else "") for r in rows)
+
+    def _more(self) -> str:
+        return f"… {len(self.rows) - self.shown} more messages ({self.shown}-{len(self.rows) - 1})"
+
     def rows_html(self) -> str:
         """The HTML of the rows on display, with a note on how many are still hidden."""
-        body = "".join(
-            row_html(r, self.scale, mark="changed" if r.placeholder else "") for r in self.rows[: self.shown]
-        )
-        hidden = len(self.rows) - self.shown
-        if hidden:
-            body += (
-                f"<div style='font:12px monospace;color:{LINES['muted']}'>… {hidden} more messages "
-                f"({self.shown}-{len(self.rows) - 1})</div>"
-            )
+        body = self._rows(self.rows[: self.shown])
+        if len(self.rows) > self.shown:
+            body += f"<div style='font:12px monospace;color:{LINES['muted']}'>{self._more()}</div>"
         return body
+
+    def static_rows_html(self) -> str:
+        """The saved notebook's rows: those on display, the rest folded (a click opens them)."""
+        if len(self.rows) <= self.shown:
+            return self.rows_html()
+        return (
+            f"{self._rows(self.rows[: self.shown])}<details class='compaction-collapsed' "
+            f"style='background:{CHANGES['collapsed']}'><summary style='font:12px monospace;cursor:pointer;"
+            f"color:{LINES['muted']}'>{self._more()}</summary>{self._rows(self.rows[self.shown :])}</details>"
+        )
 
     def show_more(self, _button: Any = None) -> None:
         """Reveal the next ``limit`` rows."""
@@ -104,7 +114,7 @@ class MessageListView:
         self.button.layout.display = "" if hidden else "none"
 
     def _repr_html_(self) -> str:
-        return f"<div class='compaction-msglist' style='{FLOW}'>{self._top()}{self.rows_html()}</div>"
+        return f"<div class='compaction-msglist' style='{FLOW}'>{self._top()}{self.static_rows_html()}</div>"
 
     def __repr__(self) -> str:
         return f"MessageListView({self.header()}, showing {self.shown})"
