@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from compaction.budget import tool_result_budget
 from compaction.importers import sessions_in
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.messages import assistant, tail_starts, text, tool_result, tool_use, user
 from compaction.micro import micro_compact, placeholder_for
 from compaction.palette import CHANGES, KINDS, all_colors
 from compaction.pipeline import Compactor
@@ -239,8 +239,8 @@ def test_a_summary_drops_everything_and_adds_one_message():
     raw = session(4)
     changes = align(raw, summarized(raw))
     assert [(c.kind, c.before, c.after) for c in changes] == [
-        ("added", range(0, 0), range(0, 1)),
-        ("dropped", range(0, len(raw)), range(1, 1)),
+        ("dropped", range(0, len(raw)), range(0, 0)),
+        ("added", range(len(raw), len(raw)), range(0, 1)),
     ]
 
 
@@ -269,6 +269,17 @@ def test_after_micro_exactly_the_rewritten_messages_are_changed(raw, keep_recent
     assert covers_both_lists_in_order(changes, raw, after)
     changed = [i for c in changes if c.kind == "changed" for i in c.before]
     assert changed == [i for i, (a, b) in enumerate(zip(raw, after, strict=True)) if a != b]
+
+
+@settings(max_examples=60)
+@given(long_sessions(), st.integers(1, 12))
+def test_after_a_summary_with_a_kept_tail_the_tail_keeps_its_numbers(raw, keep):
+    starts = [k for k in tail_starts(raw) if k >= len(raw) - keep] or [len(raw)]
+    after = summarized(raw[: starts[0]]) + raw[starts[0] :]
+    changes = align(raw, after)
+    assert covers_both_lists_in_order(changes, raw, after)
+    assert [c.kind for c in changes][:2] == ["dropped", "added"]
+    assert [i for c in changes if c.kind == "same" for i in c.before] == list(range(starts[0], len(raw)))
 
 
 # ---------------------------------------------------------------- BeforeAfter

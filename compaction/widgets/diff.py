@@ -50,23 +50,25 @@ def grew_from(new: dict, old: dict) -> bool:
 
 
 def _pair(before, after, i1: int, i2: int, j1: int, j2: int) -> list[Change]:
-    """Changes for a replaced stretch: rewritten messages paired in order, the rest dropped or added."""
+    """Changes for a replaced stretch: rewritten messages paired in order, the rest dropped, then added."""
     out: list[Change] = []
-    i = i1
+    i, new = i1, []  # new: after positions no before message grew into, shown after the drops
     same_size = i2 - i1 == j2 - j1
     for j in range(j1, j2):
         match = next((k for k in range(i, i2) if grew_from(after[j], before[k])), None)
         if match is None and same_size and after[j].get("role") == before[i1 + j - j1].get("role"):
             match = i1 + j - j1 if i1 + j - j1 >= i else None  # the same place in a stretch of equal size
         if match is None:
-            out.append(Change("added", range(i, i), range(j, j + 1)))
+            new.append(j)
             continue
         if match > i:
             out.append(Change("dropped", range(i, match), range(j, j)))
+        out += [Change("added", range(match, match), range(k, k + 1)) for k in new]
         out.append(Change("changed", range(match, match + 1), range(j, j + 1)))
-        i = match + 1
+        i, new = match + 1, []
     if i < i2:
-        out.append(Change("dropped", range(i, i2), range(j2, j2)))
+        out.append(Change("dropped", range(i, i2), range(new[0] if new else j2, new[0] if new else j2)))
+    out += [Change("added", range(i2, i2), range(k, k + 1)) for k in new]
     return out
 
 

@@ -102,7 +102,7 @@ class WindowGauge:
             f"<div style='font:12px monospace;display:flex;gap:8px;align-items:center'>"
             f"<span style='flex:none;width:4em'>{name}</span>"
             f"<div style='flex:1;{TRACK}'>{_segments(fill, self.scale)}{lines}</div>"
-            f"<span style='flex:none;width:16em'>{total:,}{pct}</span></div>"
+            f"<span style='flex:none;width:19em'>{total:,}{pct}</span></div>"
         )
 
     def legend_html(self) -> str:
