@@ -169,3 +169,5 @@ def test_the_session_map_of_the_levels_draws_in_the_palettes_colours_too():
     used |= {to_hex(c.get_facecolor()[0]) for c in ax.collections}
     assert used <= all_colors(), used - all_colors()
     assert {to_hex(p.get_facecolor()) for p in ax.patches} <= set(PHASES.values())
+    ax.figure.canvas.draw()
+    assert ax.get_title() and all(float(t).is_integer() for t in ax.get_xticks())

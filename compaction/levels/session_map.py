@@ -14,6 +14,7 @@ from itertools import accumulate
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from compaction.levels.phases import Phase, detect_phases
 from compaction.levels.signals import Signal, detect_signals
@@ -77,8 +78,10 @@ def session_map(
         y = tokens[min(signal.turn, len(tokens) - 1)] if tokens else 0
         ax.scatter([signal.turn], [y + 0.04 * top], marker=marker, color=color, s=60, zorder=3,
                    label=signal.kind.replace("_", " ") if first else None)  # fmt: skip
+    ax.set_title("a session's phases and signals")
     ax.set_xlabel("turn")
-    ax.set_ylabel("tokens (tiktoken)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("tokens (tiktoken cl100k)")
     ax.set_ylim(bottom=0, top=top * 1.15)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize="small", ncol=2)
