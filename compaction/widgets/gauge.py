@@ -71,7 +71,8 @@ class WindowGauge:
         """A gauge in a Compactor's figures: its window, threshold, counter, and system and tools."""
         meter = Meter(compactor.counter.method)
 
-        def overhead(msgs: Sequence[dict]) -> int:  # what the pipeline counts beyond the messages
+        def overhead(msgs: Sequence[dict]) -> int:
+            """What the pipeline counts beyond the messages: system prompt and tools."""
             return max(0, compactor.estimate(list(msgs)) - meter.total(msgs))
 
         return cls(
