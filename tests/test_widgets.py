@@ -396,17 +396,34 @@ def test_on_any_session_snip_then_micro_show_the_placeholders_words_and_the_tail
     snipped = snip_compact(raw, max_messages=max_messages, keep_head=3)
     head, tail = snip_cuts(raw, max_messages=max_messages, keep_head=3)
     source = BeforeAfter(raw, snipped)._repr_html_()
-    numbers = {r["number"] for r in rows_of(source)}
+    numbers = [r["number"] for r in rows_of(source)]
+    assert numbers == [str(i) for i in [*range(head), *range(tail, len(raw))]]  # the original numbers
     if tail > head:
-        assert f"✂ messages {head}-{tail - 1} dropped: {tail - head} messages" in source or (
-            tail - head == 1 and f"✂ message {head} dropped: 1 message," in source
-        )
-        assert all(html.escape(w) in source for w in placeholder_words(snipped[head - 1]))
-    assert {str(i) for i in range(tail, len(raw))} <= numbers
+        n, gone = tail - head, estimate_tokens(raw[head:tail], "tiktoken")
+        span = f"messages {head}-{tail - 1}" if n > 1 else f"message {head}"
+        assert f"✂ {span} dropped: {n} message{'s' if n > 1 else ''}, {gone:,} tokens," in source
+        assert all(html.escape(w[:600]) in source for w in placeholder_words(snipped[head - 1]))
     cleared = micro_compact(snipped, keep_recent=1, min_chars=10)
     source = BeforeAfter(snipped, cleared)._repr_html_()
     for new in cleared:
         assert all(html.escape(w[:600]) in source for w in placeholder_words(new))
+
+
+@settings(max_examples=40)
+@given(sessions(max_turns=8), st.integers(0, 2))
+def test_on_any_session_a_micro_pass_shows_every_placeholder_on_a_changed_row_under_its_number(raw, keep):
+    cleared = micro_compact(raw, keep_recent=keep, min_chars=10)
+    source = BeforeAfter(raw, cleared)._repr_html_()
+    changed = [r["number"] for r in rows_of(source) if "compaction-changed" in r["classes"]]
+    assert changed == [str(i) for i, (a, b) in enumerate(zip(raw, cleared, strict=True)) if a != b]
+    assert all(
+        "compaction-collapsed" not in r["inside"]
+        for r in rows_of(source)
+        if "compaction-changed" in r["classes"]
+    )
+    for old, new in zip(raw, cleared, strict=True):
+        if old != new:
+            assert all(html.escape(w[:600]) in source for w in placeholder_words(new))
 
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
