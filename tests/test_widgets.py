@@ -194,6 +194,13 @@ def test_rows_beyond_the_limit_wait_behind_show_more_and_in_the_saved_form_behin
     assert "more messages" not in view._repr_html_() and len(rows_of(view.widget.children[1].value)) == 22
 
 
+def test_a_very_long_list_draws_at_most_200_folded_rows_so_the_notebook_stays_small():
+    view = MessageListView(session(150), limit=40)  # 302 messages
+    rows = [int(r["number"]) for r in rows_of(view._repr_html_())]
+    assert rows == [*range(40), *range(40, 140), *range(202, 302)]
+    assert "… 62 more messages not drawn" in view._repr_html_()
+
+
 def test_the_live_list_shows_the_same_rows_as_the_saved_one():
     view = MessageListView(micro_compact(session(6), keep_recent=1, min_chars=10))
     live = "".join(child.value.removeprefix(LIVE_STYLE) for child in view.widget.children[:2])

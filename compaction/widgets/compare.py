@@ -15,17 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from compaction.messages import tool_names
-from compaction.palette import CHANGES, LINES
+from compaction.palette import CHANGES
 from compaction.widgets.diff import Change, align
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
 from compaction.widgets.live import FLOW, bundle, html_widget
 from compaction.widgets.marks import transcript_of
 from compaction.widgets.measure import Meter
-from compaction.widgets.rows import message_row, row_html
-
-FOLD_ROWS = 200  # a folded run draws at most this many rows (the first and last halves)
-NOTE = "font:12px monospace;padding:3px 6px;margin:1px 0"
+from compaction.widgets.rows import NOTE, fold_html, message_row, row_html
 
 
 def describe_change(before: Sequence[dict], after: Sequence[dict], method: str = "tiktoken") -> str:
@@ -123,19 +120,8 @@ class BeforeAfter:
     def _fold(self, pairs: list[tuple[int, int]]) -> str:
         first, last = pairs[0][0], pairs[-1][0]
         tokens = sum(self.meter.tokens(self.before[i]) for i, _ in pairs)
-        shown = pairs if len(pairs) <= FOLD_ROWS else pairs[: FOLD_ROWS // 2] + pairs[-FOLD_ROWS // 2 :]
-        body = "".join(self._row(i, j) for i, j in shown[: FOLD_ROWS // 2])
-        if len(pairs) > FOLD_ROWS:
-            body += (
-                f"<div style='{NOTE}'>… {len(pairs) - FOLD_ROWS:,} more unchanged messages not drawn</div>"
-            )
-        body += "".join(self._row(i, j) for i, j in shown[FOLD_ROWS // 2 :])
-        return (
-            f"<details class='compaction-collapsed' style='background:{CHANGES['collapsed']};margin:1px 0'>"
-            f"<summary style='{NOTE};cursor:pointer;color:{LINES['muted']}'>"
-            f"≡ messages {first}-{last} unchanged: {len(pairs)} messages, {tokens:,} tokens</summary>"
-            f"{body}</details>"
-        )
+        label = f"≡ messages {first}-{last} unchanged: {len(pairs)} messages, {tokens:,} tokens"
+        return fold_html(label, pairs, lambda pair: self._row(*pair))
 
     def rows_html(self) -> str:
         """The diff: rows, folded runs, gaps and new messages, in list order."""

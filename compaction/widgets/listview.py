@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.messages import tool_names
-from compaction.palette import CHANGES, LINES
+from compaction.palette import LINES
 from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.legend import legend_html
 from compaction.widgets.live import FLOW, bundle, html_widget, live_value
 from compaction.widgets.measure import Meter
-from compaction.widgets.rows import message_row, row_html
+from compaction.widgets.rows import Row, fold_html, message_row, row_html
 
 
 class MessageListView:
@@ -56,8 +56,11 @@ class MessageListView:
         head = f"{self.title}: " if self.title else ""
         return f"{head}{len(self.rows)} messages, {self.total:,} tokens ({self.meter.unit})"
 
+    def _row(self, row: Row) -> str:
+        return row_html(row, self.scale, mark="changed" if row.placeholder else "")
+
     def _rows(self, rows) -> str:
-        return "".join(row_html(r, self.scale, mark="changed" if r.placeholder else "") for r in rows)
+        return "".join(self._row(r) for r in rows)
 
     def _more(self) -> str:
         return f"… {len(self.rows) - self.shown} more messages ({self.shown}-{len(self.rows) - 1})"
@@ -73,10 +76,8 @@ class MessageListView:
         """The saved notebook's rows: those on display, the rest folded (a click opens them)."""
         if len(self.rows) <= self.shown:
             return self.rows_html()
-        return (
-            f"{self._rows(self.rows[: self.shown])}<details class='compaction-collapsed' "
-            f"style='background:{CHANGES['collapsed']}'><summary style='font:12px monospace;cursor:pointer;"
-            f"color:{LINES['muted']}'>{self._more()}</summary>{self._rows(self.rows[self.shown :])}</details>"
+        return self._rows(self.rows[: self.shown]) + fold_html(
+            self._more(), self.rows[self.shown :], self._row
         )
 
     def show_more(self, _button: Any = None) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from compaction.messages import blocks, text_of, to_json, tool_names
 from compaction.palette import CHANGES, LINES, ROLES
@@ -23,6 +24,8 @@ from compaction.widgets.measure import Meter
 BLOCK_CHARS = 1_500  # characters of one block shown when a row is opened
 SUMMARY_CHARS = 6_000  # a summary is read whole, up to this
 BAR_PX = 120  # the width of a full bar
+FOLD_ROWS = 200  # a fold draws at most this many rows (the first and last halves): notebooks stay small
+NOTE = "font:12px monospace;padding:3px 6px;margin:1px 0"
 CLIP = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap"
 WRAP = "white-space:normal;overflow-wrap:anywhere"  # the kinds column: never cut
 FIXED = "flex:none;"
@@ -189,4 +192,19 @@ def row_html(
         f"<pre class='compaction-content' style='font:12px monospace;white-space:pre-wrap;margin:2px 0 6px "
         f"5.5em;padding:4px;border-left:3px solid {color}'>{html.escape(row.content)}</pre>"
         "</details>"
+    )
+
+
+def fold_html(label: str, items: Sequence, draw: Callable[[Any], str]) -> str:
+    """A fold that opens on a click; past ``FOLD_ROWS`` items only the first and last halves are drawn."""
+    half = FOLD_ROWS // 2
+    if len(items) <= FOLD_ROWS:
+        body = "".join(draw(x) for x in items)
+    else:
+        skipped = f"<div style='{NOTE}'>… {len(items) - FOLD_ROWS:,} more messages not drawn</div>"
+        body = "".join(draw(x) for x in items[:half]) + skipped + "".join(draw(x) for x in items[-half:])
+    return (
+        f"<details class='compaction-collapsed' style='background:{CHANGES['collapsed']};margin:1px 0'>"
+        f"<summary style='{NOTE};cursor:pointer;color:{LINES['muted']}'>{html.escape(label)}</summary>"
+        f"{body}</details>"
     )
