@@ -480,6 +480,21 @@ def test_a_gauge_of_a_compactor_uses_its_window_threshold_and_estimate(compactor
     gauge = WindowGauge.of(compactor, raw)
     assert (gauge.window, gauge.threshold) == (8_000, compactor.threshold)
     assert gauge.total == max(compactor.estimate(raw), estimate_tokens(raw, "tiktoken"))
+    stepper = PipelineStepper.run(compactor, raw)
+    assert stepper.tokens[0][0] == compactor.estimate(raw)  # the figure the triggers compare
+
+
+def test_the_stepper_shows_the_system_prompt_and_tools_the_api_counted_beyond_the_messages(compactor):
+    raw = long_reads()
+    sent = raw[:-2]
+    compactor.observe(sent, {"input_tokens": estimate_tokens(sent, "tiktoken") + 700})  # 700: system + tools
+    stepper = PipelineStepper.run(compactor, raw)
+    gauge = stepper.view().gauge
+    assert gauge.fill_before["system_tools"] == stepper.tokens[stepper.position][0] - estimate_tokens(
+        stepper.inputs[stepper.position], "tiktoken"
+    )
+    assert gauge.fill_before["system_tools"] == 700
+    assert "system and tools 700" in stepper._repr_html_()
 
 
 def test_a_list_over_the_window_stretches_the_scale_instead_of_overflowing():

@@ -78,9 +78,9 @@ class PipelineStepper:
     # ------------------------------------------------------------ per pass
 
     def _estimate(self, messages: list[dict]) -> int:
-        """Tokens of a list: the pipeline's estimate (system and tools included) when it is given."""
+        """Tokens of a list: the pipeline's own estimate (what its triggers compare) when it is given."""
         if self.compactor is not None:
-            return max(self.compactor.estimate(messages), self.meter.total(messages))
+            return self.compactor.estimate(messages)
         return self.meter.total(messages)
 
     def _transcripts(self) -> list[str | None]:
