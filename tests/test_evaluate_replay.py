@@ -21,7 +21,7 @@ def long_session(turns: int = 30) -> list[dict]:
         session.append(
             assistant(text(f"Step {i}."), tool_use(f"toolu_{i:03d}", "bash", {"command": f"cat log{i}.txt"}))
         )
-        trace = 'Traceback (most recent call last):\n  File "handlers.py", line 12, in load\n'
+        trace = "Traceback (most recent call last):\n" + '  File "handlers.py", line 12, in load\n' * 4
         body = trace + "KeyError: 'user_id'" if i == 0 else f"line of log {i} " * 60
         session.append(user(tool_result(f"toolu_{i:03d}", body)))
     session.append(assistant(text("Done.")))
