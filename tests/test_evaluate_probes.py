@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from compaction.agent import sample_session
-from compaction.checkpoint import files_modified
 from compaction.evaluate.compare import DATA, PROBES
 from compaction.evaluate.probes import (
     KINDS,
@@ -22,6 +21,7 @@ from compaction.evaluate.probes import (
     score,
 )
 from compaction.importers import sessions_in
+from compaction.levels.checkpoint import files_modified
 from compaction.messages import assistant, text, tool_result, tool_use, user
 
 
