@@ -322,6 +322,8 @@ def replay_messages(
                 on_turn(n)
         if not outcome:
             outcome = f"over the window from turn {over}" if over else f"{answered} turns"
+            slices = turn_slices(session)
+            context = context + session[slices[-1][1] if slices else 0 :]  # the last answer, as it came
         return _finish(
             keeper,
             client,
