@@ -84,8 +84,8 @@ class ProbeWatch:
         self.turn = 0
 
     def __call__(self, kind: str, passes: Passes) -> None:
-        if not self.probes:
-            return
+        if not self.probes or all(m is passes[0][1] for _, m in passes):
+            return  # no probe, or no pass changed the list: nothing can have been lost
         before = self._answered(passes[0][1])
         previous = passes[0][1]
         for name, messages in passes[1:]:
