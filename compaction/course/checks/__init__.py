@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import html
 import traceback
-from pathlib import Path
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
