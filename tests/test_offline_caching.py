@@ -170,7 +170,6 @@ def test_without_breakpoints_nothing_is_cached_and_the_course_figures_stay_as_th
         assert usage.cache_read_input_tokens == usage.cache_creation_input_tokens == 0
 
 
-
 def test_a_request_that_extends_an_equal_copy_of_the_last_one_reads_all_of_it(clock):
     """The cache keys on what a prefix equals, not on how its objects happen to be shared."""
     shown = [{**m, "content": blocks(m)} for m in tool_session(4)]
