@@ -148,7 +148,7 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
     if compact is not None and used > compact.trigger:
         summary_request = server_compaction.summary_request(view, compact.instructions)
         block = server_compaction.compaction_block(summary_request)
-        iterations.append(
+        iterations.append(  # uncached: the server's own choice (see server_compaction)
             {
                 "type": "compaction",
                 "input_tokens": counts.count(summary_request, request.system, request.tools),
