@@ -111,6 +111,17 @@ def run_outcome(text: str) -> tuple[int, int] | None:
     return (int(found[-1][0]), int(found[-1][1])) if found else None
 
 
+def user_says(messages: list, words: str) -> bool:
+    """True when the text the model sees (the user's words, a summary, a compaction block) has ``words``."""
+    words = " ".join(words.split()).lower()
+    return any(
+        words in " ".join(str(b.get("text") or b.get("content") or "").split()).lower()
+        for m in messages
+        for b in blocks(m)
+        if b.get("type") == "text" or (b.get("type") == "compaction" and isinstance(b.get("content"), str))
+    )
+
+
 def last_user_text(messages: list) -> str:
     """The user's own words in the last message ('' when it only holds tool results)."""
     if not messages or messages[-1].get("role") != "user":
