@@ -1,10 +1,11 @@
-"""The command line: ``python -m compaction demo`` (or ``compaction demo``).
+"""The command line: ``python -m compaction demo|replay`` (or ``compaction demo|replay``).
 
 ``demo`` runs the offline scenario with no compaction in a small window, prints one row per turn
 (messages, estimated tokens, the API's input tokens) and ends on the API's own ``prompt is too
 long`` error, shown as the SDK raised it. Exit code 0 when that is how it ended, 1 otherwise.
 ``--compact`` hands over to ``compaction.session.run_compacted_demo`` (the same run with the
-pipeline on). Deliberately left out: replaying other sessions; nothing here ever prints a key.
+pipeline on). ``replay PATH...`` replays recorded sessions (Claude Code, SWE-agent, chat lists)
+through the strategies and reports: see ``compaction.replay.command``. Nothing here ever prints a key.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from compaction.replay import command as replay_command
+
 DEMO_TURNS = 60
 DEMO_WINDOW = 8_000  # tokens
 
@@ -36,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--backend", choices=("offline", "anthropic"), help="default: offline")
     demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
     demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
+    replay = commands.add_parser(
+        "replay", help="replay recorded sessions through each strategy", description=replay_command.__doc__
+    )
+    replay_command.add_arguments(replay)
     return parser
 
 
@@ -50,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m compaction`` and the ``compaction`` script; returns the exit code."""
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
+    if args.command == "replay":
+        return replay_command.run_command(args, console)
     if args.compact:
         return _compacted(args, console)
     return demo(
