@@ -134,6 +134,8 @@ def _replay_one(
                 )
             )
     console.print(strategy_table(session, runs))
+    if any(run.events for run in runs):
+        _say(console, f"What left the context is on disk under {workdir / Path(session.file).stem}")
     return SessionReplay(session, runs, turn_index(session.messages))
 
 
@@ -156,26 +158,12 @@ def problem_lines(session: ImportedSession) -> list[str]:
 
 
 def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
-    """The terminal table of one session: a row per strategy."""
-    table = Table(
-        title=redact(f"{session.file} (window {runs[0].window:,} tokens)") if runs else session.file
-    )
-    for name in (
-        "strategy",
-        "outcome",
-        "peak",
-        "final",
-        "layers fired",
-        "tokens sent",
-        "cost",
-        "left the context",
-    ):
-        table.add_column(
-            name, justify="right" if name in ("peak", "final", "tokens sent", "cost") else "left"
-        )
+    """The terminal table of one session: a row per strategy (tokens are tiktoken counts)."""
+    table = Table(title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file)
+    for name in ("strategy", "outcome", "peak", "final", "layers fired", "sent", "cost", "freed"):
+        table.add_column(name, justify="left" if name in ("strategy", "outcome", "layers fired") else "right")
     for run in runs:
-        gone = [e for e in run.events if e.tokens_before > e.tokens_after]
-        freed = sum(e.tokens_before - e.tokens_after for e in gone)
+        freed = sum(max(0, e.tokens_before - e.tokens_after) for e in run.events)
         table.add_row(
             run.strategy,
             outcome(run),
@@ -183,8 +171,8 @@ def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
             f"{run.final_tokens:,}",
             fired(run),
             f"{run.sent:,}",
-            f"${run.cost:.4f}",
-            f"{freed:,} tokens -> {run.workdir}" if gone else "-",
+            f"${run.cost:.3f}",
+            f"{freed:,}",
         )
     return table
 

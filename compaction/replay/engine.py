@@ -142,6 +142,8 @@ def replay(
         cached = sum(counter.message_tokens(m) for m in context[:kept])
         reply = session[end] if end < len(session) else None
         output = counter.message_tokens(reply) if reply is not None else 0
+        if tokens > run.peak or not run.turns:
+            run.peak_context = context  # the list itself: its messages are shared, nothing is copied
         run.turns.append(
             TurnRecord(turn, len(context), tokens, cached, request_cost(cached, tokens - cached, output))
         )

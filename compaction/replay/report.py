@@ -119,9 +119,9 @@ def strategy_table(runs: list[StrategyRun]) -> str:
 
 
 def outcome(run: StrategyRun) -> str:
-    """'fits', or the turn where the API would have refused the request."""
+    """'fits', or the first turn whose request is over the window (the API would refuse it)."""
     over = run.over_window
-    text = "fits" if over is None else f"over the window at turn {over}"
+    text = "fits" if over is None else f"refused at turn {over}"
     return text + (", breaker open" if run.breaker_open else "")
 
 
@@ -134,7 +134,7 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
     """Tokens per request as an SVG line, the window and threshold drawn, compactions as ticks."""
     n = max(len(run.turns) - 1, 1)
     threshold = summary_threshold(run.window)
-    top = run.window * 1.05 if run.window <= 2 * max(run.peak, 1) else max(run.peak, 1) * 1.15
+    top = max(run.window, run.peak) * 1.05 if run.window <= 2 * max(run.peak, 1) else max(run.peak, 1) * 1.15
 
     def x(turn: float) -> float:
         return PAD + (W - 2 * PAD) * turn / n
