@@ -22,7 +22,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from compaction.replay import command as replay_command
+from compaction.evaluate.cli import add_parser as add_evaluate
+from compaction.replay.command import add_parser as add_replay
 
 DEMO_TURNS = 60
 DEMO_WINDOW = 8_000  # tokens
@@ -39,10 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--backend", choices=("offline", "anthropic"), help="default: offline")
     demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
     demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
-    replay = commands.add_parser(
-        "replay", help="replay recorded sessions through each strategy", description=replay_command.__doc__
-    )
-    replay_command.add_arguments(replay)
+    add_evaluate(commands)  # its handler is compaction.evaluate.cli.main
+    add_replay(commands)  # its handler is compaction.replay.command.run_command
     return parser
 
 
@@ -57,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m compaction`` and the ``compaction`` script; returns the exit code."""
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
-    if args.command == "replay":
-        return replay_command.run_command(args, console)
+    if getattr(args, "handler", None) is not None:
+        return args.handler(args, console)
     if args.compact:
         return _compacted(args, console)
     return demo(

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import connect
+from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
+from compaction.evaluate.find import find_probes
 from compaction.messages import tool_result, tool_use, validate
-from compaction.replay.cost import SONNET, request_cost
-from compaction.replay.departures import departures, on_disk
-from compaction.replay.engine import replay, turn_index, turns_of
+from compaction.replay.departures import NOT_SAVED, departures, on_disk
+from compaction.replay.engine import INPUT_PRICE, replay, turn_index
 from compaction.replay.fill import fill_by_kind
 from compaction.tokens import count_text, estimate_tokens
 
@@ -18,10 +20,8 @@ WINDOW = 6_000
 
 
 def long_session(turns=30, size=1_200):
-    """A task, then ``turns`` reads of large distinct files, each answered."""
-    messages = [
-        {"role": "user", "content": [{"type": "text", "text": "Read every file, do not edit tests."}]}
-    ]
+    """A task with a constraint, then ``turns`` reads of large distinct files, each answered."""
+    messages = [{"role": "user", "content": [{"type": "text", "text": "Read every file. Never edit tests."}]}]
     for i in range(turns):
         body = "\n".join(f"file{i}.py line {n}: value = {i * n}" for n in range(size // 30))
         messages.append(
@@ -34,59 +34,60 @@ def long_session(turns=30, size=1_200):
 
 @pytest.fixture(scope="module")
 def client():
-    return connect(context_window=WINDOW)
+    return connect(context_window=SAMPLE_WINDOW)
 
 
-def test_turns_end_with_each_user_message_and_every_message_has_a_turn():
-    session = long_session(3)
-    assert turns_of(session) == [(0, 1), (1, 3), (3, 5), (5, 7)]
-    assert turn_index(session) == [0, 1, 1, 2, 2, 3, 3, 3]
+def test_every_message_is_given_the_turn_before_which_it_arrived():
+    assert turn_index(long_session(3)) == [1, 2, 2, 3, 3, 4, 4, 4]
 
 
-def test_with_no_strategy_each_request_is_the_recorded_prefix(tmp_path):
+def test_with_no_strategy_each_request_is_the_recorded_prefix(tmp_path, client):
     session = long_session(5)
-    run = replay(session, "none", window=WINDOW, workdir=tmp_path)
+    run = replay(session, "none", window=WINDOW, workdir=tmp_path, client=client)
     assert [t.messages for t in run.turns] == [1, 3, 5, 7, 9, 11]
+    assert [t.turn for t in run.turns] == [1, 2, 3, 4, 5, 6]
     assert run.final == session[:-1]
     assert run.final_tokens == estimate_tokens(session[:-1], "tiktoken")
     assert run.events == [] and on_disk(run) == []
 
 
-def test_an_unchanged_prefix_is_read_from_the_cache_and_only_the_new_part_is_written(tmp_path):
-    session = long_session(3)
-    run = replay(session, "none", window=WINDOW, workdir=tmp_path)
+def test_an_unchanged_prefix_is_read_from_the_cache_and_only_the_new_part_is_written(tmp_path, client):
+    run = replay(long_session(3), "none", window=WINDOW, workdir=tmp_path, client=client)
     first, second = run.turns[0], run.turns[1]
-    assert first.cached == 0
-    assert second.cached == first.tokens  # the whole first request is the second one's prefix
-    reply = estimate_tokens(session[1:2], "tiktoken")
-    assert second.cost == pytest.approx(request_cost(second.cached, second.tokens - second.cached, reply))
-
-
-def test_cache_pricing_reads_at_a_tenth_and_writes_at_one_and_a_quarter_of_the_input_price():
-    assert SONNET.cache_read == pytest.approx(SONNET.input / 10)
-    assert SONNET.cache_write == pytest.approx(SONNET.input * 1.25)
-    assert request_cost(1_000_000, 0, 0) == pytest.approx(0.30)
-    assert request_cost(0, 1_000_000, 1_000_000) == pytest.approx(3.75 + 15)
+    assert first.units == pytest.approx(CACHE_WRITE * first.tokens)
+    assert second.units == pytest.approx(
+        CACHE_READ * first.tokens + CACHE_WRITE * (second.tokens - first.tokens)
+    )
+    assert run.dollars == pytest.approx(sum(t.units for t in run.turns) * INPUT_PRICE / 1e6)
 
 
 def test_the_uncompacted_session_overflows_and_the_pipeline_keeps_it_in_the_window(tmp_path, client):
     session = long_session()
-    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none")
+    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client)
     pipeline = replay(session, "pipeline", window=WINDOW, workdir=tmp_path / "pipeline", client=client)
     assert none.over_window is not None and none.peak > WINDOW
+    assert none.outcome == f"over the window from turn {none.over_window}"
     assert pipeline.over_window is None and pipeline.peak <= WINDOW
-    assert pipeline.fired()
+    assert pipeline.outcome == "31 turns" and pipeline.fired()
     validate(pipeline.final)
-    assert pipeline.sent < none.sent
+    assert pipeline.cost.sent < none.cost.sent
 
 
-@pytest.mark.parametrize("strategy, layers", [("masking", {"micro"}), ("summary", {"summary"})])
-def test_each_strategy_fires_only_its_own_layers(tmp_path, client, strategy, layers):
-    run = replay(long_session(), strategy, window=WINDOW, workdir=tmp_path, client=client)
-    assert set(run.fired()) == layers
+def test_masking_has_no_compactor_and_its_clearings_still_show_as_events(tmp_path, client):
+    run = replay(long_session(), "masking 3", window=WINDOW, workdir=tmp_path, client=client)
+    assert set(run.fired()) == {"masking"}
+    assert all(e.tokens_after < e.tokens_before for e in run.events)
+    (first, *_) = departures(run, "s.jsonl")
+    assert first.where == NOT_SAVED + "s.jsonl"
 
 
-def test_every_departure_names_a_file_or_folder_that_exists_and_holds_what_left(tmp_path, client):
+def test_a_strategy_that_cannot_fit_is_refused_and_the_replay_stops_there(tmp_path, client):
+    run = replay(long_session(), "masking 10", window=3_000, workdir=tmp_path, client=client)
+    assert run.outcome.startswith("refused at turn ")
+    assert len(run.turns) == int(run.outcome.split()[-1]) - 1
+
+
+def test_every_departure_of_the_pipeline_names_a_place_on_disk_that_holds_what_left(tmp_path, client):
     run = replay(long_session(), "pipeline", window=WINDOW, workdir=tmp_path, client=client)
     rows = departures(run)
     assert rows and all(d.freed > 0 for d in rows)
@@ -95,27 +96,48 @@ def test_every_departure_names_a_file_or_folder_that_exists_and_holds_what_left(
     assert "file0.py line 3" in written  # the first file's content left the context, and is on disk
 
 
-def test_on_turn_reports_progress_once_per_request(tmp_path):
+def test_probes_found_in_the_session_are_scored_on_the_final_context_and_losses_are_charged(tmp_path, client):
+    session = long_session()
+    probes = find_probes(session)
+    assert any(p.kind == "instruction" for p in probes)
+    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "n", client=client, probes=probes)
+    summary = replay(
+        session, "summary only", window=WINDOW, workdir=tmp_path / "s", client=client, probes=probes
+    )
+    assert none.score.missed == []
+    for probe_id in summary.score.missed:
+        turn, by = summary.lost[probe_id]
+        assert by == "summary" and 1 <= turn <= len(summary.turns)
+
+
+def test_on_turn_reports_progress_once_per_request(tmp_path, client):
     seen = []
-    replay(long_session(4), "none", window=WINDOW, workdir=tmp_path, on_turn=lambda d, n: seen.append((d, n)))
+    replay(
+        long_session(4),
+        "none",
+        window=WINDOW,
+        workdir=tmp_path,
+        client=client,
+        on_turn=lambda d, n: seen.append((d, n)),
+    )
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
-def test_an_unknown_strategy_is_named(tmp_path):
+def test_an_unknown_strategy_is_named(tmp_path, client):
     with pytest.raises(ValueError, match="unknown strategy 'magic'"):
-        replay(long_session(1), "magic", window=WINDOW, workdir=tmp_path)
+        replay(long_session(1), "magic", window=WINDOW, workdir=tmp_path, client=client)
 
 
 def test_fill_by_kind_splits_a_request_into_the_palette_kinds():
     session = long_session(2)
     fill = fill_by_kind(session, len)
-    assert fill["user_text"] == len("Read every file, do not edit tests.")
+    assert fill["user_text"] == len("Read every file. Never edit tests.")
     assert fill["tool_calls"] > 0 and fill["tool_results"] > fill["tool_calls"]
     assert fill["assistant_text"] == len("All read.")
     assert fill["placeholders"] == fill["summary"] == 0
 
 
-def test_the_peak_context_is_the_request_the_peak_was_counted_on(tmp_path):
-    run = replay(long_session(6), "none", window=WINDOW, workdir=tmp_path)
+def test_the_peak_context_is_the_request_the_peak_was_counted_on(tmp_path, client):
+    run = replay(long_session(6), "none", window=WINDOW, workdir=tmp_path, client=client)
     assert estimate_tokens(run.peak_context, "tiktoken") == run.peak
     assert sum(fill_by_kind(run.peak_context, lambda s: count_text(s, "tiktoken")).values()) <= run.peak

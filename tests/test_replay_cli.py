@@ -163,7 +163,7 @@ def test_a_small_window_shows_where_the_recorded_session_would_have_been_refused
     path.write_text("\n".join(lines) + "\n")
     status, out = replay(capsys, path, "--window", "3000", "--strategy", "none", "--strategy", "pipeline")
     assert status == 0
-    assert "refused at turn" in out
+    assert "over the window from turn" in out
     assert "What left the context is on disk under" in out
 
 

@@ -8,11 +8,13 @@ import re
 
 import pytest
 
+from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import connect
+from compaction.evaluate.find import find_probes
 from compaction.importers import load
+from compaction.replay.engine import DEFAULT as STRATEGIES
 from compaction.replay.engine import SessionReplay, replay, turn_index
 from compaction.replay.report import write_report
-from compaction.replay.strategies import STRATEGIES
 
 KEY = "sk-ant-api03-" + "Q7w8E9r0T1y2U3i4O5p6" * 3
 WINDOW = 6_000
@@ -72,12 +74,13 @@ def claude_code_file(path, turns=25):
 def report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     session = load(claude_code_file(tmp / "session.jsonl"))
-    client = connect(context_window=WINDOW)
+    client = connect(context_window=SAMPLE_WINDOW)
+    probes = find_probes(session.messages)
     runs = [
-        replay(session.messages, name, window=WINDOW, workdir=tmp / name, client=client)
+        replay(session.messages, name, window=WINDOW, workdir=tmp / name, client=client, probes=probes)
         for name in STRATEGIES
     ]
-    result = SessionReplay(session, runs, turn_index(session.messages))
+    result = SessionReplay(session, runs, turn_index(session.messages), probes)
     path = write_report([result], tmp / "r.html")
     return result, path.read_text()
 
@@ -119,7 +122,7 @@ def test_the_gauge_at_the_peak_shows_what_filled_the_window(report):
 def test_what_left_is_listed_with_the_file_that_holds_it(report):
     result, html = report
     pipeline = result.runs[STRATEGIES.index("pipeline")]
-    for path in {str(p) for p in (pipeline.workdir / "transcripts").iterdir()}:
+    for path in {str(p) for p in (pipeline.workdir / ".transcripts").iterdir()}:
         if f"<code>{path}</code>" in html:
             break
     else:
@@ -129,6 +132,14 @@ def test_what_left_is_listed_with_the_file_that_holds_it(report):
 def test_the_importers_problems_are_listed_with_their_line(report):
     _, html = report
     assert re.search(r"<code>line \d+</code> unknown_record", html)
+
+
+def test_the_probe_table_names_each_probe_and_what_each_strategy_kept(report):
+    result, html = report
+    table = re.search(r'<table class="probes">.*?</table>', html, re.S).group(0)
+    assert table.count("<tr>") == len(result.probes) + 1
+    assert "instruction" in table  # "Do not touch setup.py."
+    assert "kept" in table
 
 
 def test_key_shaped_strings_are_redacted(report):

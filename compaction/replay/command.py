@@ -16,25 +16,33 @@ import json
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import BackendError, connect
+from compaction.evaluate.find import find_probes
+from compaction.evaluate.probes import Probe, ProbeError, load_probes
+from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import FORMATS, ImportedSession, NotASession, load, session_files
-from compaction.replay.engine import SessionReplay, StrategyRun, replay, turn_index
+from compaction.replay.engine import DEFAULT, SessionReplay, StrategyRun, replay, turn_index
 from compaction.replay.redact import redact, redact_json
 from compaction.replay.report import fired, outcome, write_report
-from compaction.replay.strategies import DEFAULT, STRATEGIES
 
 WINDOW = 200_000
 SHOWN_PLACES = 5  # places listed per rule before "..."
+TABLE_WIDTH = 140  # characters, when the output is not a terminal
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``replay``."""
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``replay`` subcommand to the ``compaction`` command's subparsers."""
+    parser = commands.add_parser(
+        "replay", help="replay recorded sessions through each strategy, with a report", description=__doc__
+    )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a session file or a folder")
     parser.add_argument("--format", choices=FORMATS, help="skip detection: read every file in this format")
     parser.add_argument(
@@ -56,17 +64,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--save-final", type=Path, metavar="DIR", help="write each strategy's final context as JSON"
     )
     parser.add_argument("--report", type=Path, metavar="FILE.html", help="write a self-contained HTML report")
+    parser.add_argument(
+        "--probes", type=Path, metavar="FILE", help="probes (JSON) instead of those found in each session"
+    )
+    parser.set_defaults(handler=run_command)
+    return parser
 
 
 def run_command(args: argparse.Namespace, console: Console) -> int:
     """Run ``replay`` with parsed ``args``; returns the exit status."""
+    if not console.is_terminal:  # a pipe, a file or a notebook: room for the whole table
+        console = Console(highlight=False, width=max(console.width, TABLE_WIDTH), file=console.file)
     files, status = _files(args.paths, console)
     if status:
         return status
     if args.window < 1:
         return _fail(console, f"--window must be a positive number of tokens, not {args.window}")
     try:
-        client = connect(args.backend, context_window=args.window)
+        given = load_probes(args.probes) if args.probes else None
+    except (ProbeError, OSError) as exc:
+        return _fail(console, str(exc))
+    try:
+        client = connect(args.backend, context_window=SAMPLE_WINDOW)
     except BackendError as exc:
         return _fail(console, str(exc))
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="compaction-replay-"))
@@ -80,7 +99,8 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
                 return _fail(console, str(exc))
             _say(console, f"skipped {exc}", "yellow")
             continue
-        replays.append(_replay_one(session, path, strategies, args.window, workdir, client, console))
+        probes = given if given is not None else find_probes(session.messages)
+        replays.append(_replay_one(session, path, strategies, args.window, workdir, client, probes, console))
         if args.save_final:
             _save_final(replays[-1], args.save_final, console)
     if not replays:
@@ -105,7 +125,7 @@ def _files(paths: list[Path], console: Console) -> tuple[list[tuple[Path, bool]]
 
 
 def _replay_one(
-    session: ImportedSession, path: Path, strategies, window, workdir, client, console
+    session: ImportedSession, path: Path, strategies, window, workdir, client, probes: list[Probe], console
 ) -> SessionReplay:
     _say(console, f"\n{path}: {session.format}, {len(session.messages):,} messages", "bold")
     for line in problem_lines(session):
@@ -122,7 +142,7 @@ def _replay_one(
     with Progress(*columns, console=console, transient=True) as progress:
         for name in strategies:
             task = progress.add_task(name, total=None)
-            folder = workdir / Path(session.file).stem / name
+            folder = workdir / Path(session.file).stem / name.replace(" ", "-")
             runs.append(
                 replay(
                     session.messages,
@@ -130,13 +150,14 @@ def _replay_one(
                     window=window,
                     workdir=folder,
                     client=client,
+                    probes=probes,
                     on_turn=lambda done, total, task=task: progress.update(task, completed=done, total=total),
                 )
             )
     console.print(strategy_table(session, runs))
     if any(run.events for run in runs):
         _say(console, f"What left the context is on disk under {workdir / Path(session.file).stem}")
-    return SessionReplay(session, runs, turn_index(session.messages))
+    return SessionReplay(session, runs, turn_index(session.messages), probes)
 
 
 def problem_lines(session: ImportedSession) -> list[str]:
@@ -160,18 +181,24 @@ def problem_lines(session: ImportedSession) -> list[str]:
 def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
     """The terminal table of one session: a row per strategy (tokens are tiktoken counts)."""
     table = Table(title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file)
-    for name in ("strategy", "outcome", "peak", "final", "layers fired", "sent", "cost", "freed"):
+    for name in ("strategy", "outcome", "peak", "final", "layers fired", "sent", "cost", "probes", "freed"):
         table.add_column(name, justify="left" if name in ("strategy", "outcome", "layers fired") else "right")
     for run in runs:
         freed = sum(max(0, e.tokens_before - e.tokens_after) for e in run.events)
+        kept = (
+            f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
+            if run.score
+            else "-"
+        )
         table.add_row(
             run.strategy,
-            outcome(run),
+            redact(outcome(run)),
             f"{run.peak:,}",
             f"{run.final_tokens:,}",
             fired(run),
-            f"{run.sent:,}",
-            f"${run.cost:.3f}",
+            f"{run.cost.sent:,}",
+            f"${run.dollars:.3f}",
+            kept,
             f"{freed:,}",
         )
     return table
@@ -180,7 +207,7 @@ def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
 def _save_final(result: SessionReplay, folder: Path, console: Console) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for run in result.runs:
-        out = folder / f"{Path(result.session.file).stem}.{run.strategy}.json"
+        out = folder / f"{Path(result.session.file).stem}.{run.strategy.replace(' ', '-')}.json"
         out.write_text(json.dumps(redact_json(run.final), ensure_ascii=False, indent=1), encoding="utf-8")
     _say(console, f"Final contexts: {folder}")
 

@@ -1,8 +1,10 @@
-"""What left the context during a replay, and where on disk it went.
+"""What left the context during a replay, and where on disk it is.
 
-Every compaction event of a run becomes a row: the turn, the layer, the tokens it freed, and the
-place that holds what left (the output store for a persisted result, the transcript written
-before a snip, a clearing or a summary). Nothing leaves unsaved: that is the pipeline's rule.
+Every compaction of a run becomes a row: the turn, the layer, the tokens it freed, and the place
+that holds what left: the output store (``.task_outputs``) for a persisted result, the transcript
+the pipeline writes before a snip, a clearing or a summary (``.transcripts``). Masking and recent
+turns keep no copy of their own: what they drop is still in the recorded session file, and the
+row says so.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from pathlib import Path
 from compaction.replay.engine import StrategyRun
 
 PLACE = {
-    "budget": "outputs",
-    "snip": "transcripts",
-    "micro": "transcripts",
-    "summary": "transcripts",
-    "reactive": "transcripts",
-    "compact": "transcripts",
+    "budget": ".task_outputs",
+    "snip": ".transcripts",
+    "micro": ".transcripts",
+    "summary": ".transcripts",
+    "reactive": ".transcripts",
+    "compact": ".transcripts",
 }
+NOT_SAVED = "not saved by the strategy; still in the session file "
 
 
 @dataclass(frozen=True)
@@ -38,16 +41,20 @@ class Departure:
         return max(0, self.tokens_before - self.tokens_after)
 
 
-def departures(run: StrategyRun) -> list[Departure]:
-    """One row per event of the run that moved something out of the context, in order."""
+def departures(run: StrategyRun, source: str | Path = "") -> list[Departure]:
+    """One row per event of ``run`` that took tokens out of the context, in order."""
     rows = []
     for event in run.events:
-        if event.layer not in PLACE:
-            continue
-        where = run.workdir / PLACE[event.layer]
-        if event.detail.startswith("transcript "):
-            where = where / event.detail.removeprefix("transcript ")
-        rows.append(Departure(event.turn, event.layer, event.tokens_before, event.tokens_after, str(where)))
+        if event.tokens_after >= event.tokens_before:
+            continue  # failures, the breaker, skipped passes: nothing left
+        if event.layer in PLACE:
+            where = run.workdir / PLACE[event.layer]
+            if event.detail.startswith("transcript "):
+                where = where / event.detail.removeprefix("transcript ")
+            place = str(where)
+        else:
+            place = NOT_SAVED + str(source)
+        rows.append(Departure(event.turn, event.layer, event.tokens_before, event.tokens_after, place))
     return rows
 
 

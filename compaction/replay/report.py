@@ -15,7 +15,7 @@ from pathlib import Path
 
 from compaction.palette import KIND_LABELS, KINDS, LINES, layer_color
 from compaction.replay.departures import departures
-from compaction.replay.engine import SessionReplay, StrategyRun
+from compaction.replay.engine import INPUT_PRICE, SessionReplay, StrategyRun
 from compaction.replay.fill import fill_by_kind
 from compaction.replay.redact import redact
 from compaction.tokens import count_text
@@ -28,6 +28,12 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padd
 td.n{text-align:right}h2{border-bottom:2px solid #24292f}.muted{color:#57606a}svg{display:block}
 code{background:#f6f8fa;padding:0 3px}"""
 MAX_ROWS = 40  # rows of a departures or problems list shown before "... N more"
+SAME_AS = {"masking": "micro", "recent turns": "compact"}  # passes drawn in a pipeline layer's colour
+
+
+def colour(layer: str) -> str:
+    """The palette colour of a layer or pass (masking is micro's kind of clearing)."""
+    return layer_color(SAME_AS.get(layer, layer))
 
 
 def t(value: object) -> str:
@@ -57,12 +63,12 @@ def session_section(replay: SessionReplay) -> str:
         f"{len(s.messages):,} messages, {len(set(replay.turn_of_message)):,} turns, "
         f"{s.skipped} records skipped, {s.off_branch} off the replayed branch</p>"
     )
-    parts = [head, problems_list(replay), strategy_table(replay.runs)]
+    parts = [head, problems_list(replay), strategy_table(replay.runs), probe_table(replay)]
     for run in replay.runs:
         parts.append(f'<h3 class="strategy">{t(run.strategy)}</h3>')
         parts.append(timeline(run, replay))
         parts.append(gauge(run))
-        parts.append(departures_table(run))
+        parts.append(departures_table(run, s.file))
     return "\n".join(parts) + "</section>"
 
 
@@ -83,46 +89,53 @@ def problems_list(replay: SessionReplay) -> str:
 
 
 def strategy_table(runs: list[StrategyRun]) -> str:
-    """One row per strategy: outcome, peak and final tokens, layers fired, tokens sent, cost."""
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "strategy",
-            "outcome",
-            "peak",
-            "final",
-            "layers fired",
-            "tokens sent",
-            "cost (cache)",
-            "left the context",
-        )
+    """One row per strategy: outcome, peak and final tokens, layers fired, tokens sent, cost, probes."""
+    names = (
+        "strategy",
+        "outcome",
+        "peak",
+        "final",
+        "layers fired",
+        "tokens sent",
+        "cache breaks",
+        f"cost (${INPUT_PRICE:g}/M input)",
+        "probes kept",
+        "left the context",
     )
+    head = "".join(f"<th>{h}</th>" for h in names)
     rows = []
     for run in runs:
         gone = departures(run)
+        kept = (
+            f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
+            if run.score
+            else "-"
+        )
         cells = [
             t(run.strategy),
             t(outcome(run)),
             f"{run.peak:,}",
             f"{run.final_tokens:,}",
             t(fired(run)),
-            f"{run.sent:,}",
-            f"${run.cost:.4f}",
+            f"{run.cost.sent:,}",
+            f"{run.cost.breaks:,}",
+            f"${run.dollars:.4f}",
+            kept,
             f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens",
         ]
         rows.append(
             "<tr>"
-            + "".join(f'<td class="{"n" if i in (2, 3, 5, 6) else ""}">{c}</td>' for i, c in enumerate(cells))
+            + "".join(
+                f'<td class="{"n" if 2 <= i <= 8 and i != 4 else ""}">{c}</td>' for i, c in enumerate(cells)
+            )
             + "</tr>"
         )
     return f'<table class="strategies"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def outcome(run: StrategyRun) -> str:
-    """'fits', or the first turn whose request is over the window (the API would refuse it)."""
-    over = run.over_window
-    text = "fits" if over is None else f"refused at turn {over}"
-    return text + (", breaker open" if run.breaker_open else "")
+    """How the replay ended (turns done, refused at a turn, over the window), and the breaker."""
+    return run.outcome + (", breaker open" if run.breaker_open else "")
 
 
 def fired(run: StrategyRun) -> str:
@@ -130,14 +143,42 @@ def fired(run: StrategyRun) -> str:
     return ", ".join(f"{layer} x{n}" for layer, n in run.fired().items()) or "-"
 
 
+def probe_table(replay: SessionReplay) -> str:
+    """A row per probe: whether each strategy's final context still answers it, and who dropped it."""
+    if not replay.probes:
+        return ""
+    head = "<th>probe</th><th>kind</th><th>evidence</th>" + "".join(
+        f"<th>{t(r.strategy)}</th>" for r in replay.runs
+    )
+    rows = []
+    for probe in replay.probes:
+        cells = []
+        for run in replay.runs:
+            if run.score is None or probe.id not in {*run.score.answered, *run.score.missed}:
+                cells.append('<td class="muted">not in the session</td>')
+            elif probe.id in run.score.answered:
+                cells.append("<td>kept</td>")
+            else:
+                turn, by = run.lost.get(probe.id, (None, "?"))
+                cells.append(f'<td style="color:{LINES["error"]}">lost at turn {turn} ({t(by)})</td>')
+        evidence = "; ".join(map(str, probe.evidence))[:80]
+        rows.append(
+            f"<tr><td>{t(probe.id)}</td><td>{t(probe.kind)}</td><td><code>{t(evidence)}</code></td>"
+            + "".join(cells)
+            + "</tr>"
+        )
+    return f'<table class="probes"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
 def timeline(run: StrategyRun, replay: SessionReplay) -> str:
     """Tokens per request as an SVG line, the window and threshold drawn, compactions as ticks."""
-    n = max(len(run.turns) - 1, 1)
+    first = run.turns[0].turn if run.turns else 1
+    n = max((run.turns[-1].turn if run.turns else 1) - first, 1)
     threshold = summary_threshold(run.window)
     top = max(run.window, run.peak) * 1.05 if run.window <= 2 * max(run.peak, 1) else max(run.peak, 1) * 1.15
 
     def x(turn: float) -> float:
-        return PAD + (W - 2 * PAD) * turn / n
+        return PAD + (W - 2 * PAD) * (turn - first) / n
 
     def y(tokens: float) -> float:
         return H - PAD + -(H - 2 * PAD) * min(tokens, top) / top
@@ -147,20 +188,20 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
         f'<polyline class="tokens" fill="none" stroke="{LINES["tokens"]}" stroke-width="1.5" '
         f'points="{points}"/>'
     ]
-    for value, name, colour in (
+    for value, name, line_colour in (
         (run.window, "window", LINES["window"]),
         (threshold, "threshold", LINES["threshold"]),
     ):
         if value <= top:
             parts.append(
                 f'<line class="{name}" x1="{PAD}" x2="{W - PAD}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
-                f'stroke="{colour}" stroke-dasharray="4 3"><title>{name} {value:,}</title></line>'
+                f'stroke="{line_colour}" stroke-dasharray="4 3"><title>{name} {value:,}</title></line>'
                 f'<text x="{W - PAD + 2}" y="{y(value) + 4:.1f}" font-size="10">{name}</text>'
             )
     for event in run.events:
         parts.append(
             f'<line class="event" data-layer="{t(event.layer)}" x1="{x(event.turn):.1f}" '
-            f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{layer_color(event.layer)}" '
+            f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{colour(event.layer)}" '
             f'stroke-width="2"><title>turn {event.turn}: {t(event.layer)} {event.tokens_before:,} -> '
             f"{event.tokens_after:,} {t(event.detail)}</title></line>"
         )
@@ -173,7 +214,8 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
         )
     axes = (
         f'<line x1="{PAD}" x2="{W - PAD}" y1="{H - PAD}" y2="{H - PAD}" stroke="#000"/>'
-        f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle" font-size="11">turn (0-{n})</text>'
+        f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle" font-size="11">'
+        f"turn ({first}-{first + n})</text>"
         f'<text x="12" y="{H / 2}" font-size="11" transform="rotate(-90 12 {H / 2})" text-anchor="middle">'
         f"tokens (tiktoken)</text>"
         f'<text x="{PAD - 4}" y="{y(top) + 4:.1f}" text-anchor="end" font-size="10">{int(top):,}</text>'
@@ -181,7 +223,7 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
     )
     note = "" if run.window <= top else f"window {run.window:,} tokens: above the top of the plot. "
     legend = ", ".join(
-        f'<span style="color:{layer_color(layer)}">&#9646; {t(layer)}</span>' for layer in run.fired()
+        f'<span style="color:{colour(layer)}">&#9646; {t(layer)}</span>' for layer in run.fired()
     )
     caption = f'<p class="muted">{note}{"Compactions: " + legend if legend else "No compaction fired."}</p>'
     title = f"Token timeline: {t(run.strategy)}"
@@ -219,13 +261,13 @@ def gauge(run: StrategyRun) -> str:
     )
 
 
-def departures_table(run: StrategyRun) -> str:
+def departures_table(run: StrategyRun, source: str) -> str:
     """What each compaction dropped (tokens) and where it went."""
-    rows = departures(run)
+    rows = departures(run, source)
     if not rows:
         return "<p>Nothing left the context.</p>"
     body = "".join(
-        f'<tr><td class="n">{d.turn}</td><td style="color:{layer_color(d.layer)}">{t(d.layer)}</td>'
+        f'<tr><td class="n">{d.turn}</td><td style="color:{colour(d.layer)}">{t(d.layer)}</td>'
         f'<td class="n">{d.freed:,}</td><td><code>{t(d.where)}</code></td></tr>'
         for d in rows[:MAX_ROWS]
     )
