@@ -25,8 +25,10 @@ from compaction.evaluate.replay import ProbeWatch, RecordingClient, turn_slices
 from compaction.evaluate.strategies import Passes, build
 from compaction.importers import ImportedSession
 from compaction.pipeline import CompactionEvent
+from compaction.tokens import TokenCounter
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
+WITH_COMPACTOR = ("summary only", "pipeline", "hybrid")  # strategies that take Compactor settings
 INPUT_PRICE = 3.0  # USD per million base input tokens, Claude Sonnet 4.5 (platform.claude.com pricing)
 
 
@@ -113,6 +115,18 @@ def turn_index(session: Sequence[dict]) -> list[int]:
     return out + [max(len(slices), 1)] * (len(session) - len(out))
 
 
+class SharedCounter(TokenCounter):
+    """The Compactor's counter, counting each message once in the replay's own cache."""
+
+    def __init__(self, tokens: Tokens):
+        super().__init__("tiktoken")
+        self.tokens = tokens
+
+    def message_tokens(self, message: dict) -> int:
+        """Tokens of one message, from the cache the replay prices with."""
+        return self.tokens(message)
+
+
 class PassEvents:
     """Events from the passes of strategies that have no Compactor (masking, recent turns)."""
 
@@ -140,8 +154,9 @@ def replay(
     """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request."""
     session = list(session)
     recording = RecordingClient(client)
-    keeper = build(strategy, window=window, client=recording, folder=workdir)
     tokens, watch = Tokens(), ProbeWatch(probes)
+    settings = {"counter": SharedCounter(tokens)} if strategy in WITH_COMPACTOR else None
+    keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings)
     passes = PassEvents(tokens)
 
     def observe(kind: str, steps: Passes) -> None:
