@@ -73,8 +73,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_command(args: argparse.Namespace, console: Console) -> int:
     """Run ``replay`` with parsed ``args``; returns the exit status."""
-    if not console.is_terminal:  # a pipe, a file or a notebook: room for the whole table
-        console = Console(highlight=False, width=max(console.width, TABLE_WIDTH), file=console.file)
+    if not _is_tty(console):  # a pipe, a file, a notebook (which sets FORCE_COLOR): plain text, wide
+        console = Console(
+            highlight=False, width=TABLE_WIDTH, file=console.file, force_terminal=False, no_color=True
+        )
     files, status = _files(args.paths, console)
     if status:
         return status
@@ -210,6 +212,11 @@ def _save_final(result: SessionReplay, folder: Path, console: Console) -> None:
         out = folder / f"{Path(result.session.file).stem}.{run.strategy.replace(' ', '-')}.json"
         out.write_text(json.dumps(redact_json(run.final), ensure_ascii=False, indent=1), encoding="utf-8")
     _say(console, f"Final contexts: {folder}")
+
+
+def _is_tty(console: Console) -> bool:
+    isatty = getattr(console.file, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def _say(console: Console, line: str, style: str = "") -> None:
