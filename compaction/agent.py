@@ -25,10 +25,12 @@ from typing import Any
 
 import anthropic
 
-from compaction.backend import DEFAULT_MODEL
+from compaction.backend import connect
+from compaction.failures import SummaryFailed
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
-from compaction.reactive import ReactiveCompactFailed, is_prompt_too_long
-from compaction.summarize import SummaryFailed, transcript_of
+from compaction.models import DEFAULT_MODEL
+from compaction.offline import scenario
+from compaction.recovery import recover_once
 from compaction.tokens import TokenCounter, estimate_tokens, usage_input_tokens
 from compaction.tools import TOOL_DEFINITIONS, Workspace
 
@@ -66,8 +68,6 @@ class SessionResult:
 
 def default_task() -> str:
     """The offline scenario's task."""
-    from compaction.offline import scenario
-
     return scenario.TASK
 
 
@@ -125,12 +125,12 @@ def run_agent(
     try:
         for turn in range(max_turns):
             messages = result.messages = prepare(messages) if prepare else messages
-            try:
+            if on_prompt_too_long is None:
                 response, estimated = call(turn, messages)
-            except anthropic.APIStatusError as exc:
-                if not (on_prompt_too_long and is_prompt_too_long(exc)):
-                    raise
-                response, estimated, messages = _recover(call, turn, messages, exc, on_prompt_too_long)
+            else:
+                (response, estimated), messages = recover_once(
+                    lambda sent, turn=turn: call(turn, sent), messages, on_prompt_too_long
+                )
                 result.messages = messages
             if on_response:
                 on_response(messages, response)
@@ -160,21 +160,6 @@ def run_agent(
         if raise_errors:
             raise
     return result
-
-
-def _recover(call: Callable, turn: int, messages: list, error: Exception, hook: Callable) -> tuple:
-    """One reactive compaction and one retry; then ReactiveCompactFailed naming the transcript."""
-    try:
-        messages = hook(messages, error)
-    except SummaryFailed as failed:
-        raise ReactiveCompactFailed(failed.transcript, failed) from failed
-    try:
-        response, estimated = call(turn, messages)  # the one retry
-    except anthropic.APIStatusError as again:
-        if is_prompt_too_long(again):
-            raise ReactiveCompactFailed(transcript_of(messages[0]) if messages else None, again) from again
-        raise
-    return response, estimated, messages
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:
@@ -228,8 +213,6 @@ def sample_session(turns: int = 30, seed: int = 0) -> list[dict]:
 
 @lru_cache(maxsize=8)
 def _sample_json(turns: int, seed: int) -> str:
-    from compaction.backend import connect
-
     client = connect(
         "offline", context_window=SAMPLE_WINDOW, seed=seed
     )  # deterministic whatever the shell says

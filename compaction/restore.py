@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import Block, Message, text, text_of, tool_result_blocks, tool_use_blocks
-from compaction.summary_request import RESTORED
+from compaction.paths import PathRefused, inside
+from compaction.placeholders import restored_head
 from compaction.tokens import count_text
 
 MAX_FILES = 5
@@ -63,18 +64,16 @@ def restore_files(
     max_total_tokens: int = MAX_TOTAL_TOKENS,
 ) -> list[Block]:
     """Text blocks holding the newest-read unchanged files, numbered like ``read_file``, within budget."""
-    from compaction.tools import ToolError, Workspace
-
     for name, value in (("max_files", max_files), ("max_tokens_per_file", max_tokens_per_file)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
-    ws, restored, total = Workspace(workspace), [], 0
+    root, restored, total = Path(workspace).resolve(), [], 0
     for path, seen in seen_files(messages):
         if len(restored) >= max_files:
             break
         try:
-            now = ws.path(path).read_text(encoding="utf-8").splitlines()
-        except (ToolError, OSError, UnicodeDecodeError):
+            now = inside(root, path).read_text(encoding="utf-8").splitlines()
+        except (PathRefused, OSError, UnicodeDecodeError):
             continue
         if seen is None or now != seen:  # changed since the agent saw it, or never fully seen
             continue
@@ -88,7 +87,7 @@ def restore_files(
 
 
 def _restored_block(path: str, lines: list[str], max_tokens: int) -> Block:
-    head = f"{RESTORED} {path}, {len(lines)} lines, unchanged since the agent read it]"
+    head = restored_head(path, len(lines))
     body, kept = [], count_text(head, "tiktoken")
     for n, line in enumerate(lines, 1):
         numbered = f"{n:6}\t{line}"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import anthropic
 from check_cases import check_tests
 
-from compaction.checks import reactive as checks
+from compaction.api_errors import is_prompt_too_long
+from compaction.course.checks import reactive as checks
 from compaction.messages import is_tool_result_message
-from compaction.reactive import is_prompt_too_long, pair_safe_tail
+from compaction.reactive import pair_safe_tail
 
 # ------------------------------------------------------------ known-wrong answers
 

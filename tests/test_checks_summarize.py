@@ -6,10 +6,12 @@ import re
 
 from check_cases import check_tests
 
-from compaction.checks import summarize as checks
+from compaction.course.checks import summarize as checks
+from compaction.failures import SummaryFailed
 from compaction.messages import blocks, text
-from compaction.summarize import SummaryFailed, extract_summary, strip_analysis, summary_from_blocks
-from compaction.summary_request import summary_prompt, with_summary_prompt
+from compaction.summarize import extract_summary, strip_analysis, summary_from_blocks
+from compaction.summary_prompt import summary_prompt
+from compaction.summary_request import with_summary_prompt
 
 # ------------------------------------------------------------ known-wrong answers
 

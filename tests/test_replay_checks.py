@@ -10,7 +10,7 @@ from check_cases import check_tests
 
 from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import connect
-from compaction.checks import replay as checks
+from compaction.course.checks import replay as checks
 from compaction.evaluate.probes import context_text, normalized
 from compaction.evaluate.replay import turn_slices
 from compaction.evaluate.strategies import build

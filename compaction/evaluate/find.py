@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from compaction.evaluate.probes import Probe
+from compaction.levels.phases import action_of
 from compaction.messages import blocks, text_of, tool_result_blocks, tool_use_blocks
-from compaction.phases import action_of
 
 CONSTRAINT = re.compile(
     r"\b(not|never|only|must|always|without|avoid|make sure|instead|don't|do not)\b", re.IGNORECASE

@@ -23,8 +23,8 @@ from compaction.evaluate.cost import Cost, Request, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.replay import ProbeWatch, RecordingClient, turn_slices
 from compaction.evaluate.strategies import Passes, build
+from compaction.events import CompactionEvent
 from compaction.importers import ImportedSession
-from compaction.pipeline import CompactionEvent
 from compaction.tokens import TokenCounter
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")

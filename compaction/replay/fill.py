@@ -12,24 +12,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from compaction.budget import is_persisted_marker
 from compaction.messages import blocks, text_of
-from compaction.micro import is_cleared
 from compaction.palette import KINDS
-from compaction.snip import SNIP_HEAD
-from compaction.summarize import transcript_of
+from compaction.placeholders import SNIP_HEAD, is_cleared, is_persisted_marker, transcript_named
 
 
 def fill_by_kind(messages: list[dict], count: Callable[[str], int]) -> dict[str, int]:
     """Kind -> tokens of ``messages`` (``count`` turns a string into tokens), every kind named."""
     fill = dict.fromkeys(KINDS, 0)
     for message in messages:
-        if message["role"] == "user" and transcript_of(message) is not None:
-            fill["summary"] += count(
-                text_of(message["content"])
-                if isinstance(message["content"], str)
-                else " ".join(_text(b) for b in blocks(message))
-            )
+        said = text_of(message["content"])
+        if message["role"] == "user" and transcript_named(said):  # a summary's continuation message
+            fill["summary"] += count(said)
             continue
         for block in blocks(message):
             fill[_kind(message["role"], block)] += count(_text(block))

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import anthropic
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.messages import is_tool_result_message, validate
 from compaction.reactive import is_prompt_too_long, pair_safe_tail
 
@@ -73,7 +73,6 @@ def check_is_prompt_too_long(fn: Callable[[BaseException], bool]) -> CheckReport
 
 def _handmade_tails() -> list[list[dict]]:
     """Targeted lists: parallel calls, a user text turn, the first message alone."""
-    from compaction.checks.messages import handmade_session
 
     session = handmade_session()
     return [session, session[:-1], session[:2] + [session[2]], session[:1]]

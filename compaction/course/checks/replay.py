@@ -20,7 +20,7 @@ from typing import Any
 
 from compaction.agent import SAMPLE_WINDOW, sample_session
 from compaction.backend import connect
-from compaction.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.probes import Probe
 from compaction.importers import load, normalize
 from compaction.messages import text, tool_result, tool_use

@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import is_valid, validate
 from compaction.summarize import NO_TOOLS_HEAD, SummaryFailed, strip_analysis, summary_from_blocks
 from compaction.summary_request import with_summary_prompt
