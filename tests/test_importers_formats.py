@@ -243,3 +243,84 @@ def test_a_large_claude_code_file_is_read_once_line_by_line(tmp_path):
     tracemalloc.stop()
     assert len(session.messages) == 1_000
     assert peak < 1.6 * one_copy, f"peak {peak:,} bytes; one parsed copy is {one_copy:,}"
+
+
+def codex_lines():
+    def rec(kind, payload):
+        return json.dumps({"timestamp": "2025-12-08T00:37:46Z", "type": kind, "payload": payload})
+
+    return [
+        rec("session_meta", {"id": "s1", "cwd": "/home/me/app", "cli_version": "0.65.0"}),
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "Be careful."}],
+            },
+        ),
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "List the files."}],
+            },
+        ),
+        rec("turn_context", {"model": "o4-mini"}),
+        rec("response_item", {"type": "reasoning", "encrypted_content": "xyz"}),
+        rec(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"command": ["ls"]}',
+                "call_id": "call_1",
+            },
+        ),
+        rec("response_item", {"type": "function_call_output", "call_id": "call_1", "output": "a.py\nb.py"}),
+        rec(
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": "*** Begin Patch",
+                "call_id": "call_2",
+            },
+        ),
+        rec(
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": "call_2", "output": {"content": "Done."}},
+        ),
+        rec("event_msg", {"type": "agent_message", "message": "Two files."}),
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Two files."}],
+            },
+        ),
+    ]
+
+
+def test_a_codex_cli_rollout_becomes_calls_results_and_text(tmp_path):
+    path = write(tmp_path / "rollout-2025-12-08T00-37-46-abc.jsonl", "\n".join(codex_lines()) + "\n")
+    session = load(path)
+    validate(session.messages)
+    assert (session.format, session.system) == ("codex", "Be careful.")
+    assert calls(session.messages) == [
+        ("shell", {"command": ["ls"]}),
+        ("apply_patch", {"input": "*** Begin Patch"}),
+    ]
+    assert results(session.messages) == ["a.py\nb.py", "Done."]
+    assert session.messages[-1]["content"] == [{"type": "text", "text": "Two files."}]
+    assert session.ignored == {"session_meta": 1, "turn_context": 1, "reasoning": 1, "event_msg": 1}
+    assert session.problems == []
+
+
+def test_a_codex_item_the_importer_does_not_know_is_reported_with_its_line(tmp_path):
+    lines = codex_lines()
+    lines.insert(3, json.dumps({"type": "response_item", "payload": {"type": "web_search_call", "id": "w"}}))
+    session = load(write(tmp_path / "rollout.jsonl", "\n".join(lines) + "\n"))
+    assert [(p.where, p.rule) for p in session.problems] == [("line 4", "unknown_record")]

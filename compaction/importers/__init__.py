@@ -3,10 +3,10 @@
 ``load(path)`` tells the format from the content (or takes ``format=``) and returns an
 ``ImportedSession``: the strict list plus every repair and skip, each naming file and place, and
 the compactions the recording agent did itself. Formats, one module each: Claude Code project
-files (``claude_code``), SWE-agent ``.traj`` (``swe_agent``), mini-swe-agent ``.traj.json``
-(``mini_swe_agent``), and plain chat lists in the Anthropic or OpenAI shape (``chat``). All end in
-``strict.normalize``. Input files are opened for reading only. ``NotASession`` names a file that is
-none of these. Deliberately left out: Codex CLI rollouts and OpenHands event streams.
+files (``claude_code``), Codex CLI rollouts (``codex_cli``), SWE-agent ``.traj`` (``swe_agent``),
+mini-swe-agent ``.traj.json`` (``mini_swe_agent``), and plain chat lists in the Anthropic or
+OpenAI shape (``chat``). All end in ``strict.normalize``. Input files are opened for reading only.
+``NotASession`` names a file that is none of these. Deliberately left out: OpenHands event streams.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from compaction.importers.chat import anthropic_to_raw, openai_to_raw, read_chat
 from compaction.importers.claude_code import read_claude_code
+from compaction.importers.codex_cli import read_codex
 from compaction.importers.detect import FORMATS, document_format, first_record, lines_format
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
 from compaction.importers.problems import RULES, NotASession, Problem
@@ -53,6 +54,8 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         raise NotASession(str(path), "no such file" if not path.exists() else "not a file")
     if format == "claude-code":
         return read_claude_code(path)
+    if format == "codex":
+        return read_codex(path)
     if format is None:
         try:
             record, more = first_record(path)
@@ -61,6 +64,8 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         kind = lines_format(record) if more or not _is_document(record) else None
         if kind == "claude-code":
             return read_claude_code(path)
+        if kind == "codex":
+            return read_codex(path)
         if kind == "chat-lines":
             return _chat_lines(path)
     data = _document(path)

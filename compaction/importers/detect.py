@@ -1,9 +1,10 @@
 """Which format a session file is in, told from its content (the name is only a tiebreak).
 
-JSON Lines whose first record has a ``type`` and Claude Code's keys (``uuid``, ``message``,
-``leafUuid``, ``sessionId``) is Claude Code; JSON Lines of ``{"role": ...}`` is a chat list. A JSON
-document with ``history`` is SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent,
-a list (or ``{"messages": [...]}``) a chat list in the Anthropic or OpenAI shape. Anything else is
+JSON Lines: a first record with a ``type`` and Claude Code's keys (``uuid``, ``message``,
+``leafUuid``, ``sessionId``) is Claude Code; one with a ``payload`` and a Codex record type is a
+Codex CLI rollout; ``{"role": ...}`` lines are a chat list. A JSON document with ``history`` is
+SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent, a list (or
+``{"messages": [...]}``) a chat list in the Anthropic or OpenAI shape. Anything else is
 ``NotASession`` with the reason. Only the first line is read to tell JSON Lines from a document.
 """
 
@@ -14,10 +15,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from compaction.importers.codex_cli import TYPES as CODEX_TYPES
 from compaction.importers.mini_swe_agent import is_mini_swe_agent
 from compaction.importers.problems import NotASession
 
-FORMATS = ("claude-code", "swe-agent", "mini-swe-agent", "anthropic", "openai")
+FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "anthropic", "openai")
 CLAUDE_CODE_KEYS = ("uuid", "message", "leafUuid", "sessionId", "parentUuid")
 
 
@@ -36,9 +38,11 @@ def first_record(path: str | os.PathLike) -> tuple[Any, bool]:
 
 
 def lines_format(record: Any) -> str | None:
-    """'claude-code' or 'chat-lines' when a first line looks like one of them, else None."""
+    """'claude-code', 'codex' or 'chat-lines' when a first line looks like one of them, else None."""
     if not isinstance(record, dict):
         return None
+    if record.get("type") in CODEX_TYPES and isinstance(record.get("payload"), dict):
+        return "codex"
     if isinstance(record.get("type"), str) and any(k in record for k in CLAUDE_CODE_KEYS):
         return "claude-code"
     if isinstance(record.get("role"), str):
