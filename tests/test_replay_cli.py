@@ -172,3 +172,22 @@ def test_help_lists_replay_beside_demo(capsys):
         cli.main(["--help"])
     out = capsys.readouterr().out
     assert "demo" in out and "replay" in out
+
+
+def test_probes_given_in_a_file_are_scored_and_a_bad_probe_file_exits_2(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl")
+    probes = {
+        "probes": [{"id": "task", "kind": "instruction", "question": "what?", "evidence": ["fix the parser"]}]
+    }
+    (tmp_path / "p.json").write_text(json.dumps(probes))
+    status, out = replay(capsys, path, "--strategy", "none", "--probes", tmp_path / "p.json")
+    assert status == 0 and "1/1" in out
+    (tmp_path / "bad.json").write_text(json.dumps({"probes": [{"id": "x", "kind": "guess"}]}))
+    status, out = replay(capsys, path, "--probes", tmp_path / "bad.json")
+    assert status == 2 and out.startswith("error: ") and "bad.json" in out
+
+
+def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    status, out = replay(capsys, session_file(tmp_path / "s.jsonl"), "--backend", "anthropic")
+    assert status == 2 and out.startswith("error: ")

@@ -85,10 +85,10 @@ def openai_to_raw(items: list[tuple[str, Any]], file: str, problems: list[Proble
         elif role == "assistant":
             content = _parts(m.get("content"), where, file, problems)
             for call in m.get("tool_calls") or []:
-                content.append(_call(call, where))
+                content.append(openai_call(call))
             if isinstance(m.get("function_call"), dict):
                 last_function = f"function_{len(raw)}"
-                content.append(_call({"id": last_function, "function": m["function_call"]}, where))
+                content.append(openai_call({"id": last_function, "function": m["function_call"]}))
             raw.append({"role": "assistant", "content": content, "where": where})
         elif role == "tool":
             call_id = str(m.get("tool_call_id") or "")
@@ -108,7 +108,8 @@ def openai_to_raw(items: list[tuple[str, Any]], file: str, problems: list[Proble
     return raw, "\n\n".join(s for s in system if s)
 
 
-def _call(call: dict, where: str) -> dict:
+def openai_call(call: dict) -> dict:
+    """An OpenAI `tool_calls` entry (`function.arguments` a JSON string) as a tool_use block."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments")
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.importers.chat import _call
+from compaction.importers.chat import openai_call
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
@@ -40,7 +40,7 @@ def read_swe_agent(data: Any, *, file: str) -> ImportedSession:
             system.append(content)
         elif role == "assistant":
             said = [text(content)] if content.strip() else []
-            calls = [_call(c, where) for c in entry.get("tool_calls") or [] if isinstance(c, dict)]
+            calls = [openai_call(c) for c in entry.get("tool_calls") or [] if isinstance(c, dict)]
             if not calls and entry.get("action") and _observed(history, i):
                 calls = [tool_use(f"action_{i}", "bash", {"command": str(entry["action"]).strip()})]
             raw.append({"role": "assistant", "content": said + calls, "where": where})
