@@ -107,7 +107,7 @@ def test_the_pipeline_timeline_marks_its_layers_and_the_recorded_compaction(repo
     result, html = report
     pipeline = re.findall(r'<svg class="timeline".*?</svg>', html, re.S)[STRATEGIES.index("pipeline")]
     layers = set(re.findall(r'data-layer="([^"]+)"', pipeline))
-    assert layers == set(result.runs[STRATEGIES.index("pipeline")].fired()) and len(layers) >= 2
+    assert layers == set(result.runs[STRATEGIES.index("pipeline")].fired()) and "micro" in layers
     assert 'class="earlier"' in pipeline
     assert "the recorded agent compacted here (auto, 9,000 tokens before)" in html
 

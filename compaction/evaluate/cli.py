@@ -63,7 +63,9 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
             keep_final(r, args.save_final)
         console.print(f"\nfinal contexts written to {args.save_final}", markup=False)
     print_goal(replays, console)
-    console.print(compare.headline(replays), markup=False, soft_wrap=True)
+    labels = [s.label for s in sessions]
+    main_session = compare.HEADLINE if compare.HEADLINE in labels else labels[0]
+    console.print(compare.headline(replays, main_session), markup=False, soft_wrap=True)
     return 0
 
 
@@ -84,9 +86,9 @@ def print_goal(replays: list[Replay], console: Console) -> None:
     checks = compare.goal(replays)
     if not checks:
         return
-    console.print("\ngoal for the default pipeline, offline 150 turns:", markup=False)
+    console.print(f"\ngoal for the default pipeline, {compare.HEADLINE}:", markup=False)
     for criterion, measured, met in checks:
         console.print(f"  {'met' if met else 'NOT met'}: {criterion} (measured: {measured})", markup=False)
-    mine = next(r for r in replays if r.session == "offline 150 turns" and r.strategy == compare.DEFAULT)
+    mine = next(r for r in replays if r.session == compare.HEADLINE and r.strategy == compare.DEFAULT)
     for layer, ids in compare.losses(mine).items():
         console.print(f"  lost to {layer}: {', '.join(ids)}", markup=False, soft_wrap=True)

@@ -86,14 +86,15 @@ def added_line(args: dict) -> str:
     return piece(next((line for line in lines if line not in old), lines[0] if lines else ""))
 
 
-def find_probes(session: Sequence[dict]) -> list[Probe]:
-    """Probes of all five kinds found in a session (empty kinds left out)."""
+def find_probes(session: Sequence[dict], limits: dict[str, int] | None = None) -> list[Probe]:
+    """Probes of all five kinds found in a session (empty kinds left out); ``limits``: most per kind."""
     found: list[Probe] = []
+    limits = {**LIMITS, **(limits or {})}
 
     def add(kind: str, question: str, *evidence: str) -> None:
         evidence = tuple(e for e in evidence if e)
         n = sum(p.kind == kind for p in found)
-        if evidence and n < LIMITS.get(kind, 10**6) and all(p.evidence != evidence for p in found):
+        if evidence and n < limits.get(kind, 10**6) and all(p.evidence != evidence for p in found):
             found.append(Probe(f"{kind}-{n + 1}", kind, question, evidence))
 
     for said in user_words(session):
@@ -107,9 +108,10 @@ def find_probes(session: Sequence[dict]) -> list[Probe]:
         for b in tool_result_blocks(m):
             body = text_of(b.get("content"))
             summary = summary or (TEST_SUMMARY.search(body) and TEST_SUMMARY.search(body).group(0))
-            hit = ERROR_LINE.search(body)
-            if hit and (b.get("is_error") or "Traceback" in body or "FAILED" in body or "Error" in hit[1]):
-                add("recall", "Which error came up?", piece(hit[1], 80))
+            hits = ERROR_LINE.findall(body)  # an exception's own line says more than "FAILED test_x"
+            hit = next((h for h in hits if re.search(r"(Error|Exception)\b", h)), hits[0] if hits else "")
+            if hit and (b.get("is_error") or "Traceback" in body or "FAILED" in body or "Error" in hit):
+                add("recall", "Which error came up?", piece(hit, 80))
     if summary:
         add("recall", "What did the first test run report?", summary)
     for m in session:

@@ -28,10 +28,10 @@ from compaction.backend import connect
 from compaction.evaluate.cost import Cost, Request, Tokens, framing_tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, answers, context_text, score
 from compaction.evaluate.strategies import Keeper, Passes, build
+from compaction.events import CompactionEvent
 from compaction.messages import blocks, tool_use_blocks
 from compaction.offline.state import last_marker
-from compaction.pipeline import CompactionEvent
-from compaction.summarize import NO_TOOLS_HEAD
+from compaction.summary_prompt import NO_TOOLS_HEAD
 
 
 @dataclass

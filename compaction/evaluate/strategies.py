@@ -21,8 +21,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from compaction.events import CompactionEvent
 from compaction.micro import micro_compact
-from compaction.pipeline import CompactionEvent, Compactor
+from compaction.pipeline import Compactor
 from compaction.recent_turns import RecentTurns
 from compaction.store import OutputStore
 
