@@ -33,10 +33,10 @@ def test_an_answer_is_graded_by_the_probes_evidence():
     assert wrong["err"][1] is False
 
 
-def test_the_frontier_plot_has_one_labelled_point_per_strategy():
+def test_the_frontier_plot_labels_every_strategy_and_shares_a_label_at_one_point():
     replays = [replay_messages(CONTEXT, name, window=4_000, probes=[PROBE]) for name in ("none", "masking 3")]
     axes = frontier_plot(replays).axes[0]
-    assert [t.get_text() for t in axes.texts] == ["none", "masking 3"]
+    assert [t.get_text() for t in axes.texts] == ["none = masking 3"]  # the same point, one label
     assert axes.get_xlabel().startswith("cost with prompt caching")
     with pytest.raises(ValueError, match="needs the 'none' replay"):
         frontier_plot(replays[1:])

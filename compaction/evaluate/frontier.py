@@ -22,13 +22,19 @@ def frontier_plot(replays: Sequence[Replay], *, title: str | None = None) -> Fig
     if none is None or not none.cost.units:
         raise ValueError("frontier_plot needs the 'none' replay of the session as the cost baseline")
     figure, ax = plt.subplots(figsize=(7, 4.2))
+    points: dict[tuple[float, float], list[str]] = {}  # (x, y) -> strategies there, in order
     for r in replays:
-        x = 100 * r.cost.units / none.cost.units
-        y = 100 * (r.score.share if r.score else 1.0)
+        x = round(100 * r.cost.units / none.cost.units, 1)
+        y = round(100 * (r.score.share if r.score else 1.0), 1)
         refused = r.outcome.startswith("refused")
         ax.scatter([x], [y], s=60, facecolors="none" if refused else "C0", edgecolors="C0", zorder=3)
-        label = r.strategy + (" (refused)" if refused else "")
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 4), fontsize="small")
+        points.setdefault((x, y), []).append(r.strategy + (" (refused)" if refused else ""))
+    placed: list[tuple[float, float]] = []
+    for (x, y), names in sorted(points.items()):
+        near = any(abs(x - px) < 25 and abs(y - py) < 6 for px, py in placed)  # a label already there
+        ax.annotate(" = ".join(names), (x, y), textcoords="offset points", xytext=(6, -12 if near else 5),
+                    fontsize="small")  # fmt: skip
+        placed.append((x, y))
     ax.set_xlabel("cost with prompt caching, % of no compaction")
     ax.set_ylabel("probes kept, %")
     ax.set_ylim(0, 105)
