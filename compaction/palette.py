@@ -58,8 +58,8 @@ KIND_LABELS = {
 CHANGES = {"changed": "#fff8c5", "dropped": "#ffebe9", "added": "#dafbe1", "collapsed": "#f6f8fa"}
 # lines and text that are not a layer
 LINES = {
-    "estimated": "#1f77b4",
-    "api": "#ff7f0e",
+    "estimated": "#333333",  # the data lines stay neutral: colour is for the layers
+    "api": "#8c8c8c",
     "tokens": "#333333",
     "window": "#000000",
     "threshold": "#cf222e",

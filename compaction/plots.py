@@ -5,7 +5,8 @@
 event (an object or dict with ``turn`` and ``layer``) in its layer's colour from
 ``compaction.palette``. Events that would bury each other are grouped: the cheap layers and the
 signals as ticks in a row of their own along the turn axis, summaries (and reactive, manual
-compacts, checkpoints) as vertical lines, failures as crosses on those rows. The turn axis shows
+compacts, checkpoints) as vertical lines, failures as crosses on those rows; the rows of ticks sit
+in a band below zero, where no data is. The turn axis shows
 whole turns only, and the plot always has a title. Deliberately left out: interactivity and
 styling options; pass ``ax`` to place the plot in a figure of your own.
 """
@@ -18,13 +19,13 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from compaction.palette import LINES, layer_color
 from compaction.triggers import summary_threshold
 
 LINE_LAYERS = ("summary", "reactive", "compact", "breaker", "phase_summary", "checkpoint")  # full-height
-TICK_ROW = 0.045  # height of one row of ticks, as a fraction of the axes
+TICK_ROW = 0.035  # height of one row of ticks, as a fraction of the axes
 UNIT = "tiktoken cl100k"
 
 
@@ -83,19 +84,23 @@ def token_timeline(
             label=f"threshold ({threshold:,})",
         )
         top = max(top, threshold)
-    draw_events(ax, events)
+    rows = draw_events(ax, events)
     ax.set_title(title or "tokens per turn")
     ax.set_xlabel("turn")
     ax.set_ylabel(f"tokens ({UNIT})")
-    ax.set_ylim(bottom=0, top=top * 1.08)
+    band = TICK_ROW * rows  # the ticks get a band of their own below zero, under no data
+    ax.set_ylim(bottom=-band * top * 1.08 / (1 - band), top=top * 1.08)
+    if rows:
+        ax.axhline(0, color=LINES["muted"], linewidth=0.8)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}" if y >= 0 else ""))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # outside the data
     return fig
 
 
-def draw_events(ax: Axes, events: Iterable[Any]) -> None:
-    """Summaries as vertical lines; other layers as ticks, one row per layer; one legend entry each."""
+def draw_events(ax: Axes, events: Iterable[Any]) -> int:
+    """Summaries as vertical lines; other layers as ticks, one row per layer; the rows of ticks drawn."""
     lines: dict[str, list] = {}  # layer -> turns, drawn as full-height lines
     ticks: dict[str, list] = {}  # layer -> turns, drawn as ticks along the turn axis
     for event in events:
@@ -116,10 +121,11 @@ def draw_events(ax: Axes, events: Iterable[Any]) -> None:
             [TICK_ROW * (row + 0.6)] * len(turns),
             linestyle="none",
             marker="x" if failed else "|",
-            markersize=7 if failed else 11,
+            markersize=6 if failed else 8,
             markeredgewidth=1.6,
             color=layer_color(layer),
             transform=axis,
             clip_on=False,
             label=f"{layer} ({len(turns)})",
         )
+    return len(ticks)

@@ -9,8 +9,9 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from compaction.agent import TurnRecord
-from compaction.palette import LAYERS, all_colors
+from compaction.agent import TurnRecord, sample_session
+from compaction.levels.session_map import session_map
+from compaction.palette import LAYERS, PHASES, all_colors
 from compaction.plots import token_timeline
 from compaction.triggers import summary_threshold
 
@@ -158,3 +159,15 @@ def test_in_a_notebook_the_returned_figure_is_shown_exactly_once():
     outputs = notebook.cells[0].outputs
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == 1, [o.get("output_type") for o in outputs]
+
+
+def test_the_session_map_of_the_levels_draws_in_the_palettes_colours_too():
+    session = sample_session()
+    ax = session_map(session).axes[0]
+    used = {to_hex(ln.get_color()) for ln in ax.get_lines()}
+    used |= {to_hex(p.get_facecolor()) for p in ax.patches}
+    used |= {to_hex(c.get_facecolor()[0]) for c in ax.collections}
+    assert used <= all_colors(), used - all_colors()
+    assert {to_hex(p.get_facecolor()) for p in ax.patches} <= set(PHASES.values())
+    ax.figure.canvas.draw()
+    assert ax.get_title() and all(float(t).is_integer() for t in ax.get_xticks())
