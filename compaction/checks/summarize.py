@@ -163,7 +163,7 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
 # ---------------------------------------------------------------- the chapter's summary layer
 
 
-class _Watching:
+class WatchingClient:
     """A client that passes calls to the offline model and records each request and answer.
 
     Before each call it looks in ``transcript_dir`` for a file that reads back as ``expected``:
@@ -215,7 +215,7 @@ def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
     def run(name: str, messages: list[dict]) -> tuple:
         if name not in runs:
             folder = Path(tempfile.mkdtemp(prefix="check-summary-"))
-            watching = _Watching(client, folder / "transcripts", copy.deepcopy(messages))
+            watching = WatchingClient(client, folder / "transcripts", copy.deepcopy(messages))
             before = copy.deepcopy(messages)
             try:
                 got = fn(messages, client=watching, transcript_dir=folder / "transcripts")
