@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from compaction.course import run_notebook
+from compaction.course.notebooks import run_notebook
 
 from .tables import table
 

@@ -10,8 +10,6 @@ pipeline on). Deliberately left out: replaying other sessions; nothing here ever
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import shutil
 import sys
 from pathlib import Path
@@ -20,6 +18,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
+
+from compaction.agent import new_workspace, run_agent
+from compaction.api_errors import is_prompt_too_long
+from compaction.backend import BackendError, backend_name, connect
+from compaction.session import run_compacted_demo
 
 DEMO_TURNS = 60
 DEMO_WINDOW = 8_000  # tokens
@@ -63,11 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _compacted(args: argparse.Namespace, console: Console) -> int:
-    if importlib.util.find_spec("compaction.session") is None:
-        console.print("error: --compact is not available yet (compaction.session is missing)", style="red")
-        return 2
-    session = importlib.import_module("compaction.session")
-    return session.run_compacted_demo(
+    return run_compacted_demo(
         turns=args.turns, window=args.window, workdir=args.workdir, backend=args.backend, console=console
     )
 
@@ -82,8 +81,6 @@ def demo(
     console: Console | None = None,
 ) -> int:
     """Run the agent with no compaction until the API refuses the prompt; 0 when it did."""
-    from compaction.agent import is_prompt_too_long, new_workspace, run_agent
-    from compaction.backend import BackendError, backend_name, connect
 
     console = console or Console(highlight=False)
     try:

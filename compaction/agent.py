@@ -4,8 +4,10 @@
 (what was sent, its estimated tokens, the API's input tokens). Its hooks are where compaction plugs
 in: ``prepare`` runs before every model call and its output is what is sent and kept;
 ``on_response`` sees each successful call; ``on_prompt_too_long`` gets one chance to shrink the list
-after the API refuses it; ``on_compact`` answers the model's ``compact`` tool. An SDK error ends the
-session and is stored in ``SessionResult.error``, so a caller can show it.
+after the API refuses it as too big for the window, or after an answer stopped at the window
+(``stop_reason`` "model_context_window_exceeded": the cut-off answer is dropped); ``on_compact``
+answers the model's ``compact`` tool. An SDK error ends the session and is stored in
+``SessionResult.error``, so a caller can show it.
 
 Deliberately left out: streaming, parallel tool execution, retries of transient network errors,
 and any compaction of its own: without hooks the list only grows.
@@ -25,10 +27,13 @@ from typing import Any
 
 import anthropic
 
-from compaction.backend import DEFAULT_MODEL
+from compaction.api_errors import WindowExceeded, window_exceeded
+from compaction.backend import connect
+from compaction.failures import SummaryFailed
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
-from compaction.reactive import ReactiveCompactFailed, is_prompt_too_long
-from compaction.summarize import SummaryFailed, transcript_of
+from compaction.models import DEFAULT_MODEL
+from compaction.offline import scenario
+from compaction.recovery import recover_once
 from compaction.tokens import TokenCounter, estimate_tokens, usage_input_tokens
 from compaction.tools import TOOL_DEFINITIONS, Workspace
 
@@ -66,8 +71,6 @@ class SessionResult:
 
 def default_task() -> str:
     """The offline scenario's task."""
-    from compaction.offline import scenario
-
     return scenario.TASK
 
 
@@ -125,12 +128,12 @@ def run_agent(
     try:
         for turn in range(max_turns):
             messages = result.messages = prepare(messages) if prepare else messages
-            try:
+            if on_prompt_too_long is None:
                 response, estimated = call(turn, messages)
-            except anthropic.APIStatusError as exc:
-                if not (on_prompt_too_long and is_prompt_too_long(exc)):
-                    raise
-                response, estimated, messages = _recover(call, turn, messages, exc, on_prompt_too_long)
+            else:
+                (response, estimated), messages = recover_once(
+                    lambda sent, turn=turn: _whole(call(turn, sent)), messages, on_prompt_too_long
+                )
                 result.messages = messages
             if on_response:
                 on_response(messages, response)
@@ -162,19 +165,11 @@ def run_agent(
     return result
 
 
-def _recover(call: Callable, turn: int, messages: list, error: Exception, hook: Callable) -> tuple:
-    """One reactive compaction and one retry; then ReactiveCompactFailed naming the transcript."""
-    try:
-        messages = hook(messages, error)
-    except SummaryFailed as failed:
-        raise ReactiveCompactFailed(failed.transcript, failed) from failed
-    try:
-        response, estimated = call(turn, messages)  # the one retry
-    except anthropic.APIStatusError as again:
-        if is_prompt_too_long(again):
-            raise ReactiveCompactFailed(transcript_of(messages[0]) if messages else None, again) from again
-        raise
-    return response, estimated, messages
+def _whole(called: tuple[Any, int]) -> tuple[Any, int]:
+    """A call's (response, estimate); WindowExceeded when the answer was cut off by the window."""
+    if window_exceeded(called[0]):
+        raise WindowExceeded(called[0])  # the loop compacts and asks again instead of keeping half an answer
+    return called
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:
@@ -228,8 +223,6 @@ def sample_session(turns: int = 30, seed: int = 0) -> list[dict]:
 
 @lru_cache(maxsize=8)
 def _sample_json(turns: int, seed: int) -> str:
-    from compaction.backend import connect
-
     client = connect(
         "offline", context_window=SAMPLE_WINDOW, seed=seed
     )  # deterministic whatever the shell says

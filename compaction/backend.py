@@ -14,15 +14,11 @@ import os
 
 import anthropic
 
-CLAUDE_MODEL = "claude-sonnet-5-5"  # a current model of the real API
+from compaction.models import CLAUDE_MODEL, DEFAULT_MODEL, default_model  # noqa: F401 - public here too
+from compaction.offline import shared_server
+from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+from compaction.offline.scenario import SCENARIOS
 
-
-def default_model() -> str:
-    """The model to ask for: ``COMPACTION_MODEL`` when set, else ``CLAUDE_MODEL``."""
-    return os.environ.get("COMPACTION_MODEL", "").strip() or CLAUDE_MODEL
-
-
-DEFAULT_MODEL = default_model()  # fixed at import; the offline server accepts any name
 DEFAULT_WINDOW = 200_000
 BACKENDS = ("offline", "anthropic")
 OFFLINE_KEY = "offline-model-needs-no-key"  # a placeholder, deliberately not shaped like a real key
@@ -69,9 +65,6 @@ def offline_client(
     *, context_window: int | None = None, scenario: str | None = None, seed: int = 0
 ) -> anthropic.Anthropic:
     """A client for the process's offline server, with its settings as default headers."""
-    from compaction.offline import shared_server
-    from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
-    from compaction.offline.scenario import SCENARIOS
 
     window = DEFAULT_WINDOW if context_window is None else context_window
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:

@@ -18,38 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compaction.messages import text_of
+from compaction.events import CompactionEvent
+from compaction.guards import message_list, whole
+from compaction.messages import result_chars, text_of
+from compaction.placeholders import MARKER_OVERHEAD, is_persisted_marker, persisted_marker  # noqa: F401
 from compaction.store import OutputStore
-
-MARKER_OPEN, MARKER_CLOSE = "<persisted-output>", "</persisted-output>"
-MARKER_OVERHEAD = 400  # a marker is at most the preview plus this many characters
-
-
-def persisted_marker(display_path: str, chars: int, preview: str) -> str:
-    """The text that replaces a persisted result: where it went, how big it was, how it starts."""
-    return (
-        f"{MARKER_OPEN}\n"
-        f"Output too large ({chars:,} characters). Full output saved to: {display_path}\n"
-        f"Read that file to see all of it. Preview (first {len(preview):,} characters):\n"
-        f"{preview}\n"
-        f"{MARKER_CLOSE}"
-    )
-
-
-def is_persisted_marker(content: Any, preview_chars: int = 2_000) -> bool:
-    """True when a content looks like a marker of ours and is marker-sized (never trusted as a path)."""
-    value = text_of(content) if isinstance(content, (str, list)) else ""
-    return (
-        value.startswith(MARKER_OPEN)
-        and value.endswith(MARKER_CLOSE)
-        and len(value) <= preview_chars + MARKER_OVERHEAD
-    )
-
-
-def result_chars(block: dict) -> int:
-    """The size of a tool_result as the budget counts it: characters of its text."""
-    content = block.get("content", "")
-    return len(text_of(content)) if isinstance(content, (str, list)) else 0
 
 
 def tool_result_budget(
@@ -58,7 +31,7 @@ def tool_result_budget(
     max_chars: int = 200_000,
     store: OutputStore,
     preview_chars: int = 2_000,
-    on_event: Callable[[dict], None] | None = None,
+    on_event: Callable[[CompactionEvent], None] | None = None,
 ) -> list[dict]:
     """Persist the largest tool results of the newest user message until the rest fits max_chars."""
     _check_params(messages, max_chars, store, preview_chars)
@@ -85,13 +58,14 @@ def tool_result_budget(
         try:
             path = store.save(block.get("tool_use_id"), block.get("content", ""))
         except (OSError, ValueError, TypeError) as exc:
-            _emit(on_event, "persist_failed", block, sizes[j], error=f"{type(exc).__name__}: {exc}")
+            why = f"{sizes[j]:,} characters kept: {type(exc).__name__}: {exc}"
+            _emit(on_event, "budget_failed", block, why)
             continue
         text = text_of(block["content"])
         marker = persisted_marker(store.display(path), sizes[j], text[:preview_chars])
         content[j] = {**block, "content": _with_kept_blocks(marker, block["content"])}
         total += len(marker) - sizes[j]
-        _emit(on_event, "persisted", block, sizes[j], path=store.display(path))
+        _emit(on_event, "budget", block, f"{sizes[j]:,} characters persisted", saved_to=store.display(path))
     out[newest] = {**messages[newest], "content": content}
     return out
 
@@ -106,17 +80,10 @@ def _with_kept_blocks(marker: str, content: str | list) -> str | list:
     return [{"type": "text", "text": marker}, *kept] if kept else marker
 
 
-def _emit(on_event, kind: str, block: dict, chars: int, **extra: Any) -> None:
+def _emit(on_event, layer: str, block: dict, detail: str, saved_to: str = "") -> None:
     if on_event is not None:
-        on_event(
-            {
-                "layer": "budget",
-                "kind": kind,
-                "tool_use_id": block.get("tool_use_id"),
-                "chars": chars,
-                **extra,
-            }
-        )
+        use_id = str(block.get("tool_use_id", ""))
+        on_event(CompactionEvent(-1, layer, 0, 0, f"{use_id}: {detail}", saved_to, use_id))
 
 
 def _newest_user_index(messages: list[dict]) -> int | None:
@@ -127,10 +94,8 @@ def _newest_user_index(messages: list[dict]) -> int | None:
 
 
 def _check_params(messages: Any, max_chars: Any, store: Any, preview_chars: Any) -> None:
-    if not isinstance(messages, list):
-        raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
-    for name, value in (("max_chars", max_chars), ("preview_chars", preview_chars)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    message_list(messages)
+    whole("max_chars", max_chars)
+    whole("preview_chars", preview_chars)
     if not (hasattr(store, "save") and hasattr(store, "display")):
         raise TypeError(f"store must be an OutputStore, not {type(store).__name__}")

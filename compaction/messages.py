@@ -11,7 +11,7 @@ types, and the optional empty final assistant message (a prefill), which this co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 Message = dict[str, Any]
@@ -206,6 +206,41 @@ def text_of(content: Any) -> str:
     raise TypeError(f"text_of(): content must be a string or a list of blocks, not {type(content).__name__}")
 
 
+def result_chars(block: Mapping[str, Any]) -> int:
+    """The size of a tool_result as the layers count it: characters of its text."""
+    content = block.get("content", "")
+    return len(text_of(content)) if isinstance(content, (str, list)) else 0
+
+
+def block_text(block: Any) -> str:
+    """All the text a block carries: a text, a tool call as ``name {input}``, a result's output, a thought."""
+    if not isinstance(block, dict):
+        raise TypeError(f"a content block must be a dict, not {type(block).__name__}")
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        return f"{block.get('name', '')} {json.dumps(block.get('input', {}), ensure_ascii=False)}"
+    if kind == "tool_result":
+        content = block.get("content", "")
+        return "\n".join(block_text(b) for b in content) if isinstance(content, list) else str(content)
+    if kind in ("thinking", "redacted_thinking"):
+        return str(block.get("thinking") or block.get("data") or "")
+    if kind in ("image", "document"):
+        return ""
+    return json.dumps(block, ensure_ascii=False)
+
+
+def tail_starts(messages: Sequence[Mapping[str, Any]], first: int = 1) -> list[int]:
+    """Where a kept tail may begin: each assistant message from index ``first`` on.
+
+    The one pair-safe cut rule: a tail that starts at an assistant message never holds a
+    ``tool_result`` whose ``tool_use`` was cut away, and the message before it (a user message)
+    can close the part that is kept or summarized.
+    """
+    return [i for i in range(max(first, 0), len(messages)) if messages[i].get("role") == "assistant"]
+
+
 def to_json(message: Mapping[str, Any]) -> str:
     """A message as compact JSON with non-ASCII kept, the form transcripts and stores use."""
     _require_message(message, "to_json")
@@ -218,6 +253,8 @@ def from_response(response: Any) -> Message:
         data = response.model_dump(mode="json")
     elif isinstance(response, Mapping):
         data = dict(response)
+    elif hasattr(response, "content"):  # an object shaped like the SDK's (a test double)
+        data = {"content": [b if isinstance(b, Mapping) else vars(b) for b in response.content or []]}
     else:
         raise TypeError(
             f"from_response(): 'response' must be an SDK Message or a dict, not {type(response).__name__}"

@@ -14,35 +14,13 @@ inputs, and the API's server-side clearing, which works on the cached prompt ins
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
-from compaction.budget import is_persisted_marker, result_chars
-from compaction.messages import blocks, tool_inputs, tool_names
-
-CLEARED_HEAD = "[Old tool result cleared: "
-_MAX_SHOWN = 200  # characters of a command or input shown in a placeholder
-
-
-def placeholder_for(name: str | None, tool_input: dict | None) -> str:
-    """The one-line note that replaces an old result of tool ``name`` called with ``tool_input``."""
-    tool_input = tool_input if isinstance(tool_input, dict) else {}
-    if name == "read_file" and "path" in tool_input:
-        what, again = f"read_file of {_one_line(tool_input['path'])}", "Read the file again"
-    elif name == "bash" and "command" in tool_input:
-        what, again = f"bash `{_one_line(tool_input['command'])}`", "Run the command again"
-    elif name == "glob" and "pattern" in tool_input:
-        what, again = f"glob {_one_line(tool_input['pattern'])}", "Run the glob again"
-    else:
-        shown = _one_line(json.dumps(tool_input, ensure_ascii=False, sort_keys=True))
-        what, again = f"{_one_line(name or 'unknown tool')} {shown}", "Call the tool again"
-    return f"{CLEARED_HEAD}{what}. {again} if you need its output.]"
-
-
-def is_cleared(content: Any) -> bool:
-    """True when a tool_result content is a placeholder of this layer."""
-    return isinstance(content, str) and content.startswith(CLEARED_HEAD) and "\n" not in content
+from compaction.guards import message_list, whole
+from compaction.messages import blocks, result_chars, tool_inputs, tool_names
+from compaction.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
+from compaction.placeholders import cleared_placeholder as placeholder_for
 
 
 def micro_compact(
@@ -95,17 +73,10 @@ def cleared_count(messages: list[dict]) -> int:
     )
 
 
-def _one_line(value: Any) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
-
-
 def _check_params(messages: Any, keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise TypeError("messages must be a list of message dicts")
-    for name, value in (("keep_recent", keep_recent), ("min_chars", min_chars)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    message_list(messages)
+    whole("keep_recent", keep_recent)
+    whole("min_chars", min_chars)
     if isinstance(exclude_tools, str) or not isinstance(exclude_tools, Iterable):
         raise ValueError(f"exclude_tools must be a collection of tool names, got {exclude_tools!r}")
     names = frozenset(exclude_tools)

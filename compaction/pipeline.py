@@ -30,27 +30,34 @@ micro-compaction and the API's ``cache_edits``; summarizing in the background.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from compaction.budget import tool_result_budget
+from compaction.events import CompactionEvent
+from compaction.guards import fraction
 from compaction.messages import tool_use_blocks
+from compaction.micro import micro_compact
+from compaction.reactive import reactive_compact
+from compaction.snip import snip_compact
+from compaction.summarize import compact_history
 from compaction.tokens import TokenCounter, usage_input_tokens
+from compaction.transcript import write_transcript
 from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
 LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
 
 
-@dataclass(frozen=True)
-class CompactionEvent:
-    """One thing the pipeline did: at which turn, which layer, tokens before and after, and why."""
-
-    turn: int
-    layer: str
-    tokens_before: int
-    tokens_after: int
-    detail: str = ""
+# layer name -> the package's function; a Compactor's ``layers`` argument can replace any of them
+PACKAGE_LAYERS: dict[str, Callable[..., list[dict]]] = {
+    "budget": tool_result_budget,
+    "snip": snip_compact,
+    "micro": micro_compact,
+    "summary": compact_history,
+    "reactive": reactive_compact,
+}
 
 
 def run_cheap_layers(
@@ -64,10 +71,6 @@ def run_cheap_layers(
     min_chars: int = 120,
 ) -> list[dict]:
     """The three cheap layers in their fixed order, each on its own test: budget, snip, micro."""
-    from compaction.budget import tool_result_budget
-    from compaction.micro import micro_compact
-    from compaction.snip import snip_compact
-
     messages = tool_result_budget(messages, max_chars=max_chars, store=store)  # large output to disk first
     messages = snip_compact(messages, max_messages=max_messages, keep_head=keep_head)
     return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
@@ -102,11 +105,16 @@ class Compactor:
         on_event: Callable[[CompactionEvent], None] | None = None,
         workspace: str | Path | None = None,
         summary_options: Mapping[str, Any] | None = None,
+        layers: Mapping[str, Callable[..., list[dict]]] | None = None,
     ):
         if sorted(order) != sorted(set(order)) or not set(order) <= set(CHEAP_LAYERS):
             raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
-        if not 0 <= micro_trigger <= 1:
-            raise ValueError(f"micro_trigger is a fraction of the threshold in [0, 1], not {micro_trigger!r}")
+        fraction("micro_trigger", micro_trigger)
+        unknown = sorted(set(layers or {}) - set(PACKAGE_LAYERS))
+        if unknown:
+            raise ValueError(f"layers can replace {tuple(PACKAGE_LAYERS)}, not {unknown}")
+        # layer name -> the function that runs it: the package's, or the caller's own
+        self.layers = {**PACKAGE_LAYERS, **dict(layers or {})}
         self.store, self.client, self.model = store, client, model
         # what compact_history and reactive_compact get besides the list: fit the window, restore files
         self.summary_options = {"context_window": context_window, **dict(summary_options or {})}
@@ -166,8 +174,19 @@ class Compactor:
             counts[event.layer] = counts.get(event.layer, 0) + 1
         return counts
 
-    def _emit(self, layer: str, before: int, after: int, detail: str = "", turn: int | None = None) -> None:
-        event = CompactionEvent(self.turn if turn is None else turn, layer, before, after, detail)
+    def _emit(
+        self,
+        layer: str,
+        before: int,
+        after: int,
+        detail: str = "",
+        turn: int | None = None,
+        saved_to: str = "",
+    ) -> None:
+        turn = self.turn if turn is None else turn
+        self._record(CompactionEvent(turn, layer, before, after, detail, saved_to))
+
+    def _record(self, event: CompactionEvent) -> None:
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -200,7 +219,7 @@ class Compactor:
             return messages, saved
         if layer == "snip" and len(messages) <= self.max_messages:
             return messages, saved
-        out = self._layer(layer)(messages, **self._args(layer))
+        out = self.layers[layer](messages, **self._args(layer))
         if out == messages:
             return messages, saved
         after = self.estimate(out)
@@ -213,7 +232,7 @@ class Compactor:
                 self._emit(f"{layer}_skipped", before, before, f"transcript not written ({exc})")
                 return messages, saved
             saved = True
-            self._emit(layer, before, after, f"transcript {path.name}")
+            self._emit(layer, before, after, f"transcript {path.name}", saved_to=str(path))
         else:
             self._emit(layer, before, after)
         return out, saved
@@ -223,24 +242,12 @@ class Compactor:
             return self.layer_args[layer]
         return {"store": self.store, "on_event": self._budget_event, **self.layer_args[layer]}
 
-    def _budget_event(self, info: dict) -> None:
+    def _budget_event(self, event: CompactionEvent) -> None:
         """A result budget could not write: it stays in the list, and an event says why."""
-        if info.get("kind") == "persist_failed":
-            self._emit("budget_failed", 0, 0, f"{info.get('tool_use_id')}: {info.get('error')}")
-
-    @staticmethod
-    def _layer(name: str) -> Callable[..., list[dict]]:
-        if name == "budget":
-            from compaction.budget import tool_result_budget as layer
-        elif name == "snip":
-            from compaction.snip import snip_compact as layer
-        else:
-            from compaction.micro import micro_compact as layer
-        return layer
+        if event.layer == "budget_failed":
+            self._record(replace(event, turn=self.turn))
 
     def _transcript(self, messages: list[dict]) -> Path:
-        from compaction.transcript import write_transcript
-
         return Path(write_transcript(messages, self.transcript_dir))
 
     def _auto_summary(self, messages: list[dict]) -> list[dict]:
@@ -273,10 +280,8 @@ class Compactor:
         return messages
 
     def _summary(self, messages: list[dict], focus: str | None = None, manual: bool = False) -> list[dict]:
-        from compaction.summarize import compact_history
-
         self._require_model("a summary")
-        return compact_history(
+        return self.layers["summary"](
             messages,
             client=self.client,
             transcript_dir=self.transcript_dir,
@@ -304,11 +309,9 @@ class Compactor:
 
     def reactive(self, messages: list[dict], error: BaseException | None = None) -> list[dict]:
         """The emergency path after "prompt is too long": a summary plus a pair-safe tail."""
-        from compaction.reactive import reactive_compact
-
         self._require_model("reactive compaction")
         before = self.estimate(messages)
-        out = reactive_compact(
+        out = self.layers["reactive"](
             messages, client=self.client, transcript_dir=self.transcript_dir, **self.summary_options
         )
         self._emit("reactive", before, self.estimate(out), str(error or "")[:120])

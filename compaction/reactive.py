@@ -11,48 +11,24 @@ Deliberately left out: Claude Code's staged retries and its other recovery paths
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import anthropic
-
-from compaction.messages import Message, validate
-from compaction.summarize import SummaryFailed, summary_message
+from compaction.api_errors import is_prompt_too_long, too_long_counts  # noqa: F401 - public here too
+from compaction.failures import ReactiveCompactFailed, SummaryFailed  # noqa: F401 - public here too
+from compaction.messages import Message, tail_starts, validate
+from compaction.recovery import recover_once
+from compaction.summarize import summary_message
 from compaction.tokens import estimate_tokens
 from compaction.transcript import TranscriptError, write_transcript
-
-MAX_REACTIVE_RETRIES = 1
-
-
-class ReactiveCompactFailed(SummaryFailed):
-    """The loop could not rescue a refused request; the transcript (if any) holds everything."""
-
-    def __init__(self, transcript: Path | None, error: BaseException):
-        self.error = error
-        what = "the prompt is still too long" if is_prompt_too_long(error) else "reactive compaction failed"
-        where = (
-            f"the full history is in the transcript {transcript}" if transcript else "the list is unchanged"
-        )
-        SummaryFailed.__init__(self, f"{what} ({error})", transcript)
-        RuntimeError.__init__(self, f"{what} after one reactive compaction ({error}); {where}")
-
-
-def is_prompt_too_long(error: BaseException) -> bool:
-    """True for the API's over-long prompt refusals: 400 "prompt is too long" or 413; else False."""
-    if not isinstance(error, anthropic.APIStatusError):
-        return False
-    if error.status_code == 413:
-        return True
-    return error.status_code == 400 and "prompt is too long" in str(error).lower()
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
     """Where a pair-safe tail of about ``keep`` messages starts: at an assistant message, index >= 1."""
     if not isinstance(keep, int) or keep < 1:
         raise ValueError(f"keep must be a positive integer, not {keep!r}")
-    starts = [i for i in range(1, len(messages)) if messages[i].get("role") == "assistant"]
+    starts = tail_starts(messages)
     if not starts:
         return len(messages)
     fitting = [i for i in starts if i <= len(messages) - keep]
@@ -108,26 +84,13 @@ def send_with_recovery(
     **create: Any,
 ) -> tuple[Any, list[Message]]:
     """Call the model; on "prompt is too long" compact reactively and retry once: (response, list)."""
-    messages, transcript = list(messages), None
-    for attempt in range(MAX_REACTIVE_RETRIES + 1):
-        try:
-            return client.messages.create(messages=messages, **create), messages
-        except anthropic.APIStatusError as exc:
-            if not is_prompt_too_long(exc):
-                raise
-            if attempt == MAX_REACTIVE_RETRIES:
-                raise ReactiveCompactFailed(transcript, exc) from exc
-            window = context_window or _window_from(exc)
-            try:
-                messages, transcript = _reactive(
-                    messages, client, transcript_dir, keep_tail, window, summary_options or {}
-                )
-            except SummaryFailed as failed:
-                raise ReactiveCompactFailed(failed.transcript, failed) from failed
-    raise AssertionError("unreachable")
 
+    def send(sent: list[Message]) -> Any:
+        return client.messages.create(messages=sent, **create)
 
-def _window_from(error: BaseException) -> int | None:
-    """The maximum named in "prompt is too long: N tokens > M maximum", when the error gives one."""
-    found = re.search(r"tokens > (\d+) maximum", str(error))
-    return int(found.group(1)) if found else None
+    def compact(refused: list[Message], error: BaseException) -> list[Message]:
+        window = context_window or (too_long_counts(error) or (0, None))[1]
+        options = summary_options or {}
+        return _reactive(refused, client, transcript_dir, keep_tail, window, options)[0]
+
+    return recover_once(send, list(messages), compact)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import blocks, text_of
+from compaction.summarize import compact_history
 
 CONTEXT_OPEN, CONTEXT_CLOSE = "<conversation-context>", "</conversation-context>"
 
@@ -90,7 +91,6 @@ class RecentTurns:
 
     def compact(self, messages: list[dict], focus: str | None = None) -> list[dict]:
         """The manual compact: transcript first, then the history becomes one summary entry."""
-        from compaction.summarize import compact_history
 
         if self.client is None or self.transcript_dir is None:
             raise ValueError("compact needs a client and a transcript_dir")

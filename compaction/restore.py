@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import Block, Message, text, text_of, tool_result_blocks, tool_use_blocks
-from compaction.summary_request import RESTORED
+from compaction.paths import PathRefused, inside
+from compaction.placeholders import restored_head
 from compaction.tokens import count_text
 
 MAX_FILES = 5
@@ -63,16 +64,14 @@ def restore_files(
     max_total_tokens: int = MAX_TOTAL_TOKENS,
 ) -> list[Block]:
     """Text blocks holding the newest-read unchanged files, numbered like ``read_file``, within budget."""
-    from compaction.tools import ToolError, Workspace
-
     for name, value in (("max_files", max_files), ("max_tokens_per_file", max_tokens_per_file)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
-    ws, candidates = Workspace(workspace), {}  # path -> its block, newest read first
+    root, candidates = Path(workspace).resolve(), {}  # path -> its block, newest read first
     for path, seen in seen_files(messages):
         try:
-            now = ws.path(path).read_text(encoding="utf-8").splitlines()
-        except (ToolError, OSError, UnicodeDecodeError):
+            now = inside(root, path).read_text(encoding="utf-8").splitlines()
+        except (PathRefused, OSError, UnicodeDecodeError):
             continue
         if seen is not None and now == seen:  # unchanged since the agent saw it, and seen whole
             candidates[path] = _restored_block(path, now, max_tokens_per_file)
@@ -100,7 +99,7 @@ def choose_restores(
 
 
 def _restored_block(path: str, lines: list[str], max_tokens: int) -> Block:
-    head = f"{RESTORED} {path}, {len(lines)} lines, unchanged since the agent read it]"
+    head = restored_head(path, len(lines))
     body, kept = [], count_text(head, "tiktoken")
     for n, line in enumerate(lines, 1):
         numbered = f"{n:6}\t{line}"

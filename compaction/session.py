@@ -23,8 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.pipeline import CompactionEvent, Compactor
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from compaction.agent import new_workspace, run_agent
+from compaction.backend import connect
+from compaction.events import CompactionEvent
+from compaction.messages import from_response
+from compaction.pipeline import Compactor
+from compaction.recent_turns import RecentTurns
 from compaction.store import OutputStore
+from compaction.tools import COMPACT_TOOL, TOOL_DEFINITIONS
 
 REPORTED = ("budget", "snip", "micro", "summary", "reactive")  # the layers the closing line names
 COMPACT_REQUEST = "Please compact the conversation now before you go on."
@@ -102,11 +112,6 @@ def run_session(
     **settings: Any,
 ) -> SessionReport:
     """Run the offline scenario for ``turns`` calls in a ``window``-token context; a report of it."""
-    from compaction.agent import new_workspace, run_agent
-    from compaction.backend import connect
-    from compaction.messages import from_response
-    from compaction.recent_turns import RecentTurns
-    from compaction.tools import COMPACT_TOOL, TOOL_DEFINITIONS
 
     if strategy not in ("pipeline", "recent_turns"):
         raise ValueError(f"strategy must be 'pipeline' or 'recent_turns', not {strategy!r}")
@@ -162,7 +167,6 @@ def run_session(
 
 def layer_table(report: SessionReport):
     """A rich table: per layer, how often it fired and the tokens it freed in all."""
-    from rich.table import Table
 
     table = Table(title=f"Compaction in a window of {report.window:,} tokens")
     for name, justify in (("layer", "left"), ("fired", "right"), ("tokens freed", "right")):
@@ -181,8 +185,6 @@ def run_compacted_demo(
     console: Any = None,
 ) -> int:
     """The ``demo --compact`` command: run the session, print a table and one line; 0 if no error."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     console = console or Console(highlight=False)
     console.print(

@@ -17,30 +17,17 @@ what to drop by relevance or by tokens, and keeping the dropped messages (the tr
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from compaction.messages import blocks
-
-SNIP_HEAD = "[snip] "
-_COUNT = re.compile(r"\A\[snip\] (\d+) earlier messages? (?:was|were) removed from the middle")
-REQUEST_LINE = "The user's current request, from the removed part, was:\n"
+from compaction.guards import message_list, whole
+from compaction.messages import blocks, tail_starts
+from compaction.placeholders import REQUEST_LINE, SNIP_HEAD, snip_placeholder, snipped_count  # noqa: F401
 
 
 def is_snip_placeholder(block: Any) -> bool:
     """True for a text block written by snip_compact."""
-    return (
-        isinstance(block, dict)
-        and block.get("type") == "text"
-        and bool(_COUNT.match(str(block.get("text", ""))))
-    )
-
-
-def snip_placeholder(count: int, request: str | None = None) -> str:
-    """The placeholder text: how many messages went, and the user's request if it went too."""
-    noun = "message was" if count == 1 else "messages were"
-    note = f"{SNIP_HEAD}{count} earlier {noun} removed from the middle of this conversation."
-    return f"{note}\n{REQUEST_LINE}{request}" if request else note
+    is_text = isinstance(block, dict) and block.get("type") == "text"
+    return is_text and snipped_count(block.get("text")) is not None
 
 
 def user_words(message: dict) -> str:
@@ -77,9 +64,8 @@ def snip_cuts(messages: list[dict], *, max_messages: int = 50, keep_head: int = 
     head = max(1, keep_head)
     while head < n and messages[head - 1].get("role") != "user":
         head += 1  # end the head on a user message
-    tail = max(head, n - (max_messages - head))
-    while tail < n and messages[tail].get("role") != "assistant":
-        tail += 1  # start the tail on an assistant message
+    wanted = max(head, n - (max_messages - head))
+    tail = next(iter(tail_starts(messages, wanted)), n)  # the first pair-safe start at or after it
     return head, tail
 
 
@@ -101,8 +87,7 @@ def snip_compact(messages: list[dict], *, max_messages: int = 50, keep_head: int
 
 def _snipped_count(message: dict) -> int:
     """How many messages earlier placeholders in this message already account for."""
-    found = (_COUNT.match(b["text"]) for b in blocks(message) if is_snip_placeholder(b))
-    return sum(int(m.group(1)) for m in found if m)
+    return sum(snipped_count(b["text"]) for b in blocks(message) if is_snip_placeholder(b))
 
 
 def _without_placeholder(message: dict) -> dict:
@@ -115,12 +100,8 @@ def _without_placeholder(message: dict) -> dict:
 
 
 def _check_params(messages: Any, max_messages: Any, keep_head: Any) -> None:
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise TypeError("messages must be a list of message dicts")
-    for name, value in (("max_messages", max_messages), ("keep_head", keep_head)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
-        if value < 0:
-            raise ValueError(f"{name} must not be negative, got {value}")
+    message_list(messages)
+    whole("max_messages", max_messages)
+    whole("keep_head", keep_head)
     if keep_head >= max_messages:
         raise ValueError(f"keep_head ({keep_head}) must be smaller than max_messages ({max_messages})")

@@ -46,13 +46,6 @@ def safe_name(tool_use_id: str) -> str:
     return f"{stem}-{digest}.txt"
 
 
-def content_text(content: str | list) -> str:
-    """The text a store writes for a tool_result content (text blocks joined by newlines)."""
-    if not isinstance(content, (str, list)):
-        raise TypeError(f"content must be a string or a list of blocks, not {type(content).__name__}")
-    return text_of(content)
-
-
 class OutputStore:
     """Persisted tool outputs under ``root/tool-results``, one file per tool_use_id."""
 
@@ -78,7 +71,9 @@ class OutputStore:
 
     def save(self, tool_use_id: str, content: str | list) -> Path:
         """Write a result atomically and return its path; same id, same file."""
-        data = content_text(content).encode(ENCODING, ERRORS)
+        if not isinstance(content, (str, list)):
+            raise TypeError(f"content must be a string or a list of blocks, not {type(content).__name__}")
+        data = text_of(content).encode(ENCODING, ERRORS)
         target = self.path_for(tool_use_id)
         folder = self._results_dir(create=True)
         if target.is_symlink():

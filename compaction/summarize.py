@@ -18,8 +18,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.messages import Message, has_tool_use, is_tool_result_message, text, text_of, validate
+from compaction.api_errors import too_long_counts
+from compaction.failures import SummaryFailed
+from compaction.messages import (
+    Message,
+    from_response,
+    has_tool_use,
+    is_tool_result_message,
+    text,
+    text_of,
+    tool_names,
+    validate,
+)
+from compaction.models import DEFAULT_MODEL
+from compaction.placeholders import continuation_text, transcript_named
 from compaction.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
+from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.summary_request import fit_request
 from compaction.tokens import estimate_tokens, message_tokens
 from compaction.transcript import TranscriptError, write_transcript
@@ -27,53 +41,8 @@ from compaction.transcript import TranscriptError, write_transcript
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap on a summary's length
 MAX_PTL_RETRIES = 3  # times the request is cut again after the API still says "prompt is too long"
 
-NO_TOOLS_HEAD = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."
-
-SECTIONS = (
-    "Primary Request and Intent",
-    "Key Technical Concepts",
-    "Files and Code Sections",
-    "Errors and Fixes",
-    "Problem Solving",
-    "All User Messages",
-    "Pending Tasks",
-    "Current Work",
-    "Optional Next Step",
-)
-
-_SECTION_LINES = "\n".join(f"{i}. {name}:" for i, name in enumerate(SECTIONS, 1))
-
-SUMMARY_PROMPT = f"""{NO_TOOLS_HEAD}
-
-The conversation above is about to be removed from your context. Write the summary that will
-replace it, so that you can carry on the work without the original messages.
-
-First think inside <analysis> tags: go through the conversation in order and note what the user
-asked for, what you did, which files you read or changed, which errors came up and how they were
-fixed, and what was happening at the very end. Then write the summary inside <summary> tags, with
-exactly these numbered sections:
-
-{_SECTION_LINES}
-
-Quote the user's own words in section 6, name files with their paths, and keep error messages
-verbatim but short. In section 9 give only a step that follows directly from the current work.
-
-REMINDER: answer with plain text only. Any tool call will be rejected and waste this turn."""
-
 _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL)
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
-_TOO_LONG = re.compile(r"(\d+) tokens > (\d+) maximum")
-_TRANSCRIPT_NAMED = re.compile(r"messages\) is in the transcript (\S+);")  # see continuation_text
-
-
-class SummaryFailed(RuntimeError):
-    """The summary could not be made; ``reason`` says why, ``transcript`` is the saved history."""
-
-    def __init__(self, reason: str, transcript: Path | None = None):
-        self.reason = reason
-        self.transcript = transcript
-        where = f" (the full history is in {transcript})" if transcript else ""
-        super().__init__(f"summary failed: {reason}{where}")
 
 
 def strip_analysis(answer: str) -> str:
@@ -102,8 +71,6 @@ def summarize_messages(
     timeout: float | None = None,
 ) -> tuple[str, int]:
     """Ask the model for a summary of ``messages``: (summary text, messages left out of the request)."""
-    from compaction.reactive import is_prompt_too_long
-
     extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
     budget = None if context_window is None else context_window - max_tokens
     for _ in range(MAX_PTL_RETRIES + 1):
@@ -120,16 +87,16 @@ def summarize_messages(
                 **{k: v for k, v in options.items() if v is not None},
             )
         except Exception as exc:  # noqa: BLE001 - any failure of the call is a failed summary
-            too_long = _TOO_LONG.search(str(exc)) if is_prompt_too_long(exc) else None
+            too_long = too_long_counts(exc)
             if too_long is None:
                 raise SummaryFailed(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
-            sent, maximum = map(int, too_long.groups())  # the server's count and its window
+            sent, maximum = too_long  # the server's count and its window
             estimate = sum(message_tokens(m, "tiktoken") for m in request) + extra
             budget = estimate - (sent - maximum) - max(200, estimate // 20)
             if budget <= 0:
                 raise SummaryFailed(f"the summary request is still too long ({exc})") from exc
             continue
-        return summary_from_blocks(_blocks(response)), dropped
+        return summary_from_blocks(from_response(response)["content"]), dropped
     raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
 
 
@@ -143,34 +110,16 @@ def summary_from_blocks(content: list[dict]) -> str:
     return extract_summary(answer)
 
 
-def _blocks(response: Any) -> list[dict]:
-    """A response's content as plain dicts (SDK objects or dicts alike)."""
-    content = getattr(response, "content", None) or []
-    return [b if isinstance(b, dict) else {"type": b.type, "text": getattr(b, "text", "")} for b in content]
-
-
-def continuation_text(
-    summary: str, transcript: str, *, messages: int, dropped: int = 0, manual: bool = False
-) -> str:
-    """The opening of the new list: the session continues from a summary; where the rest is."""
-    how = "at the agent's request" if manual else "because the context was nearly full"
-    lines = [
-        f"[Compacted {how}] This session continues from a summary of the earlier conversation.",
-        f"The full history ({messages} messages) is in the transcript {transcript}; read it if a "
-        "detail is missing from the summary.",
-    ]
-    if dropped:
-        lines.append(
-            f"{dropped} earlier messages were only in the transcript: they did not fit in the "
-            "summary request, so this summary does not cover them."
-        )
-    return "\n".join([*lines, "", summary])
-
-
 def transcript_of(message: Message) -> Path | None:
     """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
-    found = _TRANSCRIPT_NAMED.search(text_of(message.get("content")) if isinstance(message, dict) else "")
-    return Path(found.group(1)) if found else None
+    return transcript_named(text_of(message.get("content")) if isinstance(message, dict) else "")
+
+
+def tools_for(messages: Sequence[Message]) -> list[dict]:
+    """A definition for each tool the list calls: the API wants tools defined for tool blocks."""
+    names = sorted(set(tool_names(messages).values()))
+    schema = {"type": "object"}
+    return [{"name": n, "description": f"the agent's {n} tool", "input_schema": dict(schema)} for n in names]
 
 
 def compact_history(
@@ -217,14 +166,12 @@ def summary_message(
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
     if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
-        from compaction.tools import TOOL_DEFINITIONS  # the API wants tools defined for tool blocks
-
-        tools = TOOL_DEFINITIONS
+        tools = tools_for(messages)
     try:
         summary, dropped = summarize_messages(
             messages,
             client=client,
-            model=model or _default_model(),
+            model=model or DEFAULT_MODEL,
             max_tokens=max_tokens,
             context_window=context_window,
             focus=focus,
@@ -252,11 +199,3 @@ def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
         except ValueError:
             pass
     return str(transcript)
-
-
-def _default_model() -> str:
-    try:
-        from compaction.backend import DEFAULT_MODEL
-    except ImportError:
-        return "claude-sonnet-4-5"
-    return DEFAULT_MODEL

@@ -13,22 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.messages import Message, blocks, text, text_of
+from compaction.messages import Message, blocks, tail_starts, text, text_of
+from compaction.placeholders import RESTORED
+from compaction.summary_prompt import summary_prompt
 from compaction.tokens import message_tokens
 
 METHOD = "tiktoken"  # the counter the offline server uses
 LEAN_CHARS = 300  # a tool output longer than this is left out of a request that does not fit
-RESTORED = "[Restored after compaction:"  # how a restored file block starts
-
-
-def summary_prompt(focus: str | None = None) -> str:
-    """The summary prompt, with the focus line (if any) before its closing reminder."""
-    from compaction.summarize import SUMMARY_PROMPT
-
-    if not focus or not focus.strip():
-        return SUMMARY_PROMPT
-    head, reminder = SUMMARY_PROMPT.rsplit("\n\nREMINDER:", 1)
-    return f"{head}\n\nFocus the summary on: {focus.strip()}\n\nREMINDER:{reminder}"
 
 
 def with_summary_prompt(messages: Sequence[Message], focus: str | None = None) -> list[Message]:
@@ -98,7 +89,7 @@ def _drop_oldest(messages: Sequence[Message], budget: int, focus: str | None) ->
     if _tokens(with_summary_prompt(messages, focus)) <= budget:
         return with_summary_prompt(messages, focus), 0
     # cut points: the request keeps messages[start:] where messages[start] is an assistant message
-    starts = [i for i in range(2, len(messages)) if messages[i].get("role") == "assistant"]
+    starts = tail_starts(messages, 2)
     sizes = [message_tokens(m, METHOD) for m in messages]  # tokens of each message as it is
     last_is_user = messages[-1].get("role") == "user"  # then the prompt joins it, else it follows
     for start in starts:

@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from compaction.messages import block_text
+
 METHODS = ("chars", "tiktoken")
 MESSAGE_OVERHEAD = 4  # tokens the API spends on a message's role and framing, roughly
 IMAGE_TOKENS = 1_600  # a flat guess for an image or document block
@@ -40,27 +42,7 @@ def message_text(message: Mapping[str, Any]) -> str:
         return content
     if not isinstance(content, list):
         raise TypeError(f"message content must be a string or a list, not {type(content).__name__}")
-    return "\n".join(_block_text(b) for b in content)
-
-
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        raise TypeError(f"a content block must be a dict, not {type(block).__name__}")
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "tool_use":
-        return f"{block.get('name', '')} {json.dumps(block.get('input', {}), ensure_ascii=False)}"
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            return "\n".join(_block_text(b) for b in content)
-        return str(content)
-    if kind in ("thinking", "redacted_thinking"):
-        return str(block.get("thinking") or block.get("data") or "")
-    if kind in ("image", "document"):
-        return ""
-    return json.dumps(block, ensure_ascii=False)
+    return "\n".join(block_text(b) for b in content)
 
 
 def _flat_tokens(message: Mapping[str, Any]) -> int:

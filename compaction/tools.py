@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.messages import Block, tool_result
+from compaction.paths import PathRefused, inside
 from compaction.shell import OUTPUT_CAP, run_shell
 
 BASH_TIMEOUT = 10.0  # seconds
@@ -86,14 +87,10 @@ class Workspace:
 
     def path(self, name: Any) -> Path:
         """The absolute path for a relative name, refused when it resolves outside the root."""
-        if not isinstance(name, str) or not name.strip():
-            raise ToolError("path must be a non-empty string relative to the workspace")
-        if os.path.isabs(name) or name.startswith("~"):
-            raise ToolError(f"{name}: absolute paths are refused; use a path relative to the workspace")
-        target = (self.root / name).resolve()
-        if not target.is_relative_to(self.root):
-            raise ToolError(f"{name}: resolves outside the workspace; refused")
-        return target
+        try:
+            return inside(self.root, name)
+        except PathRefused as exc:
+            raise ToolError(str(exc)) from None
 
     def relative(self, path: Path) -> str:
         """A path as the model sees it: relative to the root, with forward slashes."""

@@ -10,10 +10,12 @@ import anthropic
 import httpx
 import pytest
 
-from compaction.agent import SessionResult, is_prompt_too_long, run_agent
+from compaction.agent import SessionResult, _sample_json, new_workspace, run_agent, sample_session
+from compaction.api_errors import is_prompt_too_long
+from compaction.backend import connect
+from compaction.failures import ReactiveCompactFailed, SummaryFailed
 from compaction.messages import tool_result_blocks, validate
-from compaction.reactive import ReactiveCompactFailed
-from compaction.summarize import SummaryFailed, continuation_text
+from compaction.placeholders import continuation_text
 
 
 def response(*blocks, stop_reason=None, input_tokens=100):
@@ -283,8 +285,6 @@ def test_a_bad_max_turns_is_refused_by_name(workspace):
 
 
 def test_new_workspace_copies_the_practice_project(tmp_path):
-    from compaction.agent import new_workspace
-
     folder = new_workspace(tmp_path / "ws")
     assert folder == tmp_path / "ws"
     assert (folder / "run_tests.py").is_file()
@@ -297,9 +297,6 @@ def test_new_workspace_copies_the_practice_project(tmp_path):
 
 
 def test_the_offline_agent_fills_a_small_window_and_gets_the_apis_error(tmp_path):
-    from compaction.agent import new_workspace
-    from compaction.backend import connect
-
     result = run_agent(connect(context_window=6000), workspace=new_workspace(tmp_path / "ws"), max_turns=80)
     assert is_prompt_too_long(result.error)
     assert isinstance(result.error, anthropic.BadRequestError)
@@ -312,8 +309,6 @@ def test_the_offline_agent_fills_a_small_window_and_gets_the_apis_error(tmp_path
 
 
 def test_sample_session_is_deterministic_valid_and_a_fresh_copy_each_time():
-    from compaction.agent import sample_session
-
     first = sample_session(turns=12, seed=3)
     first[0]["content"] = "mutated by a caller"
     second = sample_session(turns=12, seed=3)
@@ -326,8 +321,6 @@ def test_sample_session_is_deterministic_valid_and_a_fresh_copy_each_time():
 
 
 def test_two_fresh_runs_of_the_sample_session_are_identical():
-    from compaction.agent import _sample_json, sample_session
-
     first = sample_session(turns=8, seed=5)
     _sample_json.cache_clear()
     assert sample_session(turns=8, seed=5) == first

@@ -7,14 +7,9 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.budget import (
-    MARKER_CLOSE,
-    MARKER_OPEN,
-    is_persisted_marker,
-    persisted_marker,
-    tool_result_budget,
-)
+from compaction.budget import tool_result_budget
 from compaction.messages import tool_result_blocks, validate
+from compaction.placeholders import MARKER_CLOSE, MARKER_OPEN, is_persisted_marker, persisted_marker
 from compaction.store import OutputStore
 
 
@@ -110,15 +105,9 @@ def test_a_failed_write_keeps_the_content_and_reports_why(tmp_path):
     session = session_with("z" * 5_000)
     out = tool_result_budget(session, max_chars=100, store=FullDisk(tmp_path), on_event=events.append)
     assert out == session
-    assert events == [
-        {
-            "layer": "budget",
-            "kind": "persist_failed",
-            "tool_use_id": newest_results(session)[0]["tool_use_id"],
-            "chars": 5_000,
-            "error": "OSError: [Errno 28] No space left on device",
-        }
-    ]
+    use_id = newest_results(session)[0]["tool_use_id"]
+    assert [(e.layer, e.tool_use_id, e.saved_to) for e in events] == [("budget_failed", use_id, "")]
+    assert events[0].detail == f"{use_id}: 5,000 characters kept: OSError: [Errno 28] No space left on device"
 
 
 def test_each_persisted_result_is_reported_with_its_path(tmp_path):
@@ -126,9 +115,8 @@ def test_each_persisted_result_is_reported_with_its_path(tmp_path):
     tool_result_budget(
         session_with("q" * 5_000), max_chars=100, store=OutputStore(tmp_path), on_event=events.append
     )
-    assert [(e["kind"], e["chars"], e["path"].startswith("tool-results/")) for e in events] == [
-        ("persisted", 5_000, True)
-    ]
+    assert [(e.layer, e.detail.endswith("5,000 characters persisted"), e.saved_to.startswith("tool-results/"))
+            for e in events] == [("budget", True, True)]
 
 
 def test_results_smaller_than_a_marker_are_not_persisted(tmp_path):

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.checkpoint import Checkpoint, build_checkpoint, from_markdown, load, resume_messages
-from compaction.checks.levels import FIX_SCRIPT, fix_session, project_line
+from compaction.agent import new_workspace, run_agent
+from compaction.backend import connect
+from compaction.course.checks.levels import FIX_SCRIPT, fix_session, project_line
+from compaction.levels.checkpoint import Checkpoint, build_checkpoint, from_markdown, load, resume_messages
 from compaction.messages import validate
 
 
@@ -112,8 +114,6 @@ def test_resume_messages_start_a_valid_session_that_carries_the_checkpoint(check
 
 def test_the_offline_agent_resumes_from_a_checkpoint_where_it_left_off(tmp_path):
     pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
-    from compaction.agent import new_workspace, run_agent
-    from compaction.backend import connect
 
     warnings.simplefilter("ignore", DeprecationWarning)
     client = connect()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from check_cases import check_tests
 
-from compaction.checks import breaker as checks
+from compaction.course.checks import breaker as checks
 
 
 def opened_counting_all_failures(events, max_failures=3):

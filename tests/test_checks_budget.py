@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from compaction.checks import budget as checks
+from compaction.course.checks import budget as checks
 from compaction.store import safe_name
 
 # ---------------------------------------------------------------- right answers, as a learner writes them

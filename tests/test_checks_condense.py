@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from check_cases import check_tests
 
-from compaction.checks import condense as checks
-from compaction.locations import line_ranges
+from compaction.course.checks import condense as checks
+from compaction.levels.locations import line_ranges
 
 FRAME = re.compile(r'^  File "([^"]+)", line (\d+), in (\S+)$')
 

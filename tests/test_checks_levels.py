@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from compaction.checkpoint import files_modified
-from compaction.checks import levels as checks
-from compaction.condense import condense_grep
+from compaction.course.checks import levels as checks
+from compaction.levels.checkpoint import files_modified
+from compaction.levels.condense import condense_grep
+from compaction.levels.phase_summary import edited_line
+from compaction.levels.phases import action_of, detect_phases, steps
 from compaction.messages import tool_use_blocks
-from compaction.phase_summary import edited_line
-from compaction.phases import action_of, detect_phases, steps
 
 
 def stub(*args, **kwargs):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.checks import messages as checks
+from compaction.course.checks import messages as checks
 from compaction.messages import blocks, is_tool_result_message, validate
-from compaction.tokens import estimate_tokens, message_tokens
+from compaction.tokens import count_text, estimate_tokens, message_text, message_tokens
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 
@@ -90,8 +90,6 @@ def share_ignoring_method(messages, method="chars"):
 
 
 def share_without_overhead(messages, method="chars"):
-    from compaction.tokens import count_text, message_text
-
     total = sum(count_text(message_text(m), method) for m in messages)
     part = sum(count_text(message_text(m), method) for m in messages if is_tool_result_message(m))
     return part / total if total else 0.0

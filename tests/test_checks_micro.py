@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compaction.budget import is_persisted_marker
-from compaction.checks import micro as checks
+from compaction.course.checks import micro as checks
 from compaction.messages import text_of, tool_inputs, tool_names
 from compaction.micro import is_cleared, micro_compact, placeholder_for
+from compaction.placeholders import is_persisted_marker
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 
 from compaction.budget import tool_result_budget
-from compaction.checks import pipeline as checks
+from compaction.course.checks import pipeline as checks
 from compaction.micro import micro_compact
+from compaction.pipeline import run_cheap_layers
+from compaction.prompt_cache import cache_breaks as package_breaks
 from compaction.snip import snip_compact
+from compaction.triggers import CircuitBreaker
+from compaction.triggers import summary_threshold as package_threshold
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 
@@ -137,11 +141,6 @@ def test_an_untouched_stub_fails_every_case(check, unfinished):
 
 
 def test_the_package_passes_its_own_checks():
-    from compaction.pipeline import run_cheap_layers
-    from compaction.prompt_cache import cache_breaks as package_breaks
-    from compaction.triggers import CircuitBreaker
-    from compaction.triggers import summary_threshold as package_threshold
-
     assert checks.check_cache_breaks(package_breaks).passed
     assert checks.check_cheap_layers(run_cheap_layers).passed
     assert checks.check_summary_threshold(package_threshold).passed

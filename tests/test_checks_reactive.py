@@ -5,9 +5,10 @@ from __future__ import annotations
 import anthropic
 from check_cases import check_tests
 
-from compaction.checks import reactive as checks
+from compaction.api_errors import is_prompt_too_long
+from compaction.course.checks import reactive as checks
 from compaction.messages import is_tool_result_message
-from compaction.reactive import is_prompt_too_long, pair_safe_tail, reactive_compact
+from compaction.reactive import pair_safe_tail, reactive_compact
 from compaction.summarize import summary_message
 from compaction.tokens import estimate_tokens
 from compaction.transcript import write_transcript

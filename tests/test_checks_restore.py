@@ -6,7 +6,7 @@ from pathlib import Path
 
 from check_cases import check_tests
 
-from compaction.checks import restore as checks
+from compaction.course.checks import restore as checks
 from compaction.messages import text, text_of, tool_inputs, tool_names, tool_result_blocks
 from compaction.restore import choose_restores, restore_files
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compaction.checks import snip as checks
+from compaction.course.checks import snip as checks
 from compaction.snip import snip_cuts
 
 # ---------------------------------------------------------------- right answers, as a learner writes them

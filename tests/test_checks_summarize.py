@@ -8,18 +8,13 @@ from pathlib import Path
 
 from check_cases import check_tests
 
-from compaction.backend import DEFAULT_MODEL
-from compaction.checks import summarize as checks
+from compaction.course.checks import summarize as checks
+from compaction.failures import SummaryFailed
 from compaction.messages import blocks, text
-from compaction.summarize import (
-    SUMMARY_PROMPT,
-    SummaryFailed,
-    compact_history,
-    extract_summary,
-    strip_analysis,
-    summary_from_blocks,
-)
-from compaction.summary_request import summary_prompt, with_summary_prompt
+from compaction.models import DEFAULT_MODEL
+from compaction.summarize import compact_history, extract_summary, strip_analysis, summary_from_blocks
+from compaction.summary_prompt import SUMMARY_PROMPT, summary_prompt
+from compaction.summary_request import with_summary_prompt
 
 # ------------------------------------------------------------ known-wrong answers
 

@@ -64,28 +64,14 @@ def test_bad_options_are_refused_by_name(bad, capsys):
     assert bad[1] in capsys.readouterr().err
 
 
-def test_compact_says_clearly_when_the_session_module_is_missing(monkeypatch):
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        cli.importlib.util, "find_spec", lambda name: None if name == "compaction.session" else real(name)
-    )
-    console = Console(record=True, width=100)
-    monkeypatch.setattr(cli, "Console", lambda **kw: console)
-    assert cli.main(["demo", "--compact"]) == 2
-    assert "not available yet" in console.export_text()
-
-
 def test_compact_hands_over_to_run_compacted_demo(monkeypatch, tmp_path):
     seen = {}
 
-    class Session:
-        @staticmethod
-        def run_compacted_demo(**kwargs):
-            seen.update(kwargs)
-            return 0
+    def run_compacted_demo(**kwargs):
+        seen.update(kwargs)
+        return 0
 
-    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: object())
-    monkeypatch.setattr(cli.importlib, "import_module", lambda name: Session)
+    monkeypatch.setattr(cli, "run_compacted_demo", run_compacted_demo)
     code = cli.main(["demo", "--compact", "--turns", "7", "--window", "9000", "--workdir", str(tmp_path)])
     assert code == 0
     assert (seen["turns"], seen["window"], seen["workdir"], seen["backend"]) == (7, 9000, tmp_path, None)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from compaction.course import (
+from compaction.course.__main__ import main
+from compaction.course.exercises import (
     DEFAULT_HINT,
     MarkerError,
     build_exercise,
     build_exercises,
-    main,
-    report_lines,
     strip_solutions,
 )
+from compaction.course.notebooks import report_lines
 
 SOLVED = '''def first_user(messages):
     """The first user message."""
@@ -184,7 +184,7 @@ def test_check_and_execute_reject_a_missing_notebook_clearly(tmp_path, capsys):
     assert "no such notebook" in capsys.readouterr().err
 
 
-CHECK_CELL = """from compaction.checks import run_cases
+CHECK_CELL = """from compaction.course.checks import run_cases
 
 
 def doubles_two():

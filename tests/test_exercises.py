@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compaction.course import build_exercise, build_exercises, error_lines, report_lines, run_notebook
+from compaction.course.exercises import build_exercise, build_exercises
+from compaction.course.notebooks import error_lines, report_lines, run_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))

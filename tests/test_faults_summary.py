@@ -9,10 +9,16 @@ import pytest
 from fake_summarizer import FakeClient, api_error, too_long
 from strategies import Call, Turn, build_session
 
+from compaction.agent import new_workspace, run_agent, sample_session
+from compaction.backend import connect
+from compaction.failures import ReactiveCompactFailed, SummaryFailed
 from compaction.messages import validate
-from compaction.reactive import ReactiveCompactFailed, reactive_compact, send_with_recovery
-from compaction.summarize import MAX_PTL_RETRIES, SummaryFailed, compact_history
-from compaction.tokens import estimate_tokens
+from compaction.models import DEFAULT_MODEL
+from compaction.pipeline import Compactor
+from compaction.reactive import reactive_compact, send_with_recovery
+from compaction.store import OutputStore
+from compaction.summarize import MAX_PTL_RETRIES, compact_history
+from compaction.tokens import TokenCounter, estimate_tokens
 from compaction.transcript import read_transcript
 
 # the SDK warns when the default model name nears its end of life; it does not matter offline
@@ -101,15 +107,10 @@ def test_a_failing_summary_inside_the_loop_leaves_the_prompt_too_long_error_visi
 
 
 def _offline(window):
-    from compaction.backend import connect
-
     return connect(context_window=window)
 
 
 def test_the_offline_servers_refusal_is_recovered_with_one_reactive_compaction(tmp_path):
-    from compaction.agent import sample_session
-    from compaction.backend import DEFAULT_MODEL
-
     session = sample_session(30)
     window = estimate_tokens(session, "tiktoken") * 2 // 3
     response, sent = send_with_recovery(
@@ -122,9 +123,6 @@ def test_the_offline_servers_refusal_is_recovered_with_one_reactive_compaction(t
 
 
 def test_an_output_bigger_than_the_window_ends_in_the_clear_error_after_one_retry(tmp_path):
-    from compaction.agent import sample_session
-    from compaction.backend import DEFAULT_MODEL
-
     session = sample_session(30)
     last = session[-2] if session[-1]["role"] == "assistant" else session[-1]
     end = session.index(last) + 1
@@ -139,11 +137,6 @@ def test_an_output_bigger_than_the_window_ends_in_the_clear_error_after_one_retr
 
 
 def test_every_transcript_of_a_long_compacted_session_reads_back_valid(tmp_path):
-    from compaction.agent import new_workspace, run_agent
-    from compaction.pipeline import Compactor
-    from compaction.store import OutputStore
-    from compaction.tokens import TokenCounter
-
     window, workspace = 3_000, new_workspace(tmp_path / "ws")
     client = _offline(window)
     pipeline = Compactor(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.locations import line_ranges, missing_references, references
+from compaction.levels.locations import line_ranges, missing_references, references
 
 
 def test_references_finds_paths_with_their_line_numbers_in_every_common_form():

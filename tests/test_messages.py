@@ -6,6 +6,7 @@ import copy
 import re
 
 import pytest
+from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -265,8 +266,6 @@ def test_readers_find_tool_uses_results_and_names():
 
 
 def test_from_response_turns_an_sdk_message_into_a_plain_dict():
-    from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
-
     response = Message(
         id="msg_1",
         type="message",

@@ -28,7 +28,8 @@ from compaction.messages import (
 )
 from compaction.offline import plan, scenario, state
 from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
-from compaction.summarize import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT, compact_history
+from compaction.summarize import compact_history
+from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
 from compaction.tools import TOOL_DEFINITIONS
 
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import Call, Turn, build_session, sessions
 
-from compaction.checks.levels import fix_session, project_line
-from compaction.condense import failing_tests
-from compaction.locations import references
+from compaction.course.checks.levels import fix_session, project_line
+from compaction.levels.condense import failing_tests
+from compaction.levels.locations import references
+from compaction.levels.phase_summary import MAX_SUMMARY_TOKENS, compact_phases, summarize_phase
+from compaction.levels.phases import detect_phases
 from compaction.messages import validate
-from compaction.phase_summary import MAX_SUMMARY_TOKENS, compact_phases, summarize_phase
-from compaction.phases import detect_phases
 from compaction.tokens import count_text
 from compaction.transcript import read_transcript
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.checks.levels import fix_session
-from compaction.phases import action_of, detect_phases, suite_status
+from compaction.course.checks.levels import fix_session
+from compaction.levels.phases import action_of, detect_phases, suite_status
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import compaction.summarize as summarize_module
+from compaction.events import CompactionEvent
 from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.pipeline import CompactionEvent, Compactor
+from compaction.pipeline import Compactor
 from compaction.store import OutputStore
 from compaction.transcript import read_transcript
 from compaction.triggers import default_buffer, summary_threshold
@@ -160,8 +160,13 @@ def test_the_summary_fires_only_over_the_threshold(store, tmp_path, monkeypatch)
         calls.append(len(messages))
         return [user("[summary] the session so far")]
 
-    monkeypatch.setattr(summarize_module, "compact_history", fake_compact_history, raising=False)
-    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    compactor = Compactor(
+        store=store,
+        client=object(),
+        transcript_dir=tmp_path / "t",
+        context_window=8_000,
+        layers={"summary": fake_compact_history},
+    )
     compactor.prepare(session(2))
     assert calls == []
     out = compactor.prepare(chatty(20))
@@ -240,9 +245,14 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, t
         calls.append(1)
         raise RuntimeError("summary came back empty")
 
-    monkeypatch.setattr(summarize_module, "compact_history", failing, raising=False)
     messages = chatty(20)
-    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    compactor = Compactor(
+        store=store,
+        client=object(),
+        transcript_dir=tmp_path / "t",
+        context_window=8_000,
+        layers={"summary": failing},
+    )
     for _ in range(5):
         out = compactor.prepare(messages)
     assert len(calls) == 3
@@ -260,8 +270,13 @@ def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
             raise RuntimeError("timed out")
         return [user("[summary]")]
 
-    monkeypatch.setattr(summarize_module, "compact_history", flaky, raising=False)
-    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
+    compactor = Compactor(
+        store=store,
+        client=object(),
+        transcript_dir=tmp_path / "t",
+        context_window=8_000,
+        layers={"summary": flaky},
+    )
     for _ in range(6):
         compactor.prepare(chatty(20))
     assert not compactor.breaker_open
@@ -269,10 +284,10 @@ def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
 
 
 def test_a_summary_that_changes_nothing_counts_as_a_failure(store, tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        summarize_module, "compact_history", lambda messages, **kwargs: list(messages), raising=False
+    unchanged = {"summary": lambda messages, **kwargs: list(messages)}
+    compactor = Compactor(
+        store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000, layers=unchanged
     )
-    compactor = Compactor(store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000)
     for _ in range(3):
         compactor.prepare(chatty(20))
     assert compactor.breaker_open

@@ -10,11 +10,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, hostile_ids, long_sessions, sessions
 
-from compaction.budget import MARKER_OPEN, is_persisted_marker, result_chars, tool_result_budget
-from compaction.messages import assistant, blocks, tool_result, tool_result_blocks, tool_use, user, validate
+from compaction.budget import tool_result_budget
+from compaction.messages import (
+    assistant,
+    blocks,
+    result_chars,
+    text_of,
+    tool_result,
+    tool_result_blocks,
+    tool_use,
+    user,
+    validate,
+)
 from compaction.micro import is_cleared, micro_compact
+from compaction.placeholders import MARKER_OPEN, is_persisted_marker
 from compaction.snip import current_request, is_snip_placeholder, snip_compact
-from compaction.store import OutputStore, content_text
+from compaction.store import OutputStore
 
 
 def test_the_strategy_only_draws_sessions_that_validate():
@@ -39,10 +50,10 @@ def test_budget_output_is_valid_input_untouched_and_every_persisted_byte_exact(s
         validate(out)
         originals = {b["tool_use_id"]: b for m in session for b in tool_result_blocks(m)}
         for event in events:
-            assert event["kind"] == "persisted"
-            original = content_text(originals[event["tool_use_id"]]["content"])
-            assert store.load(event["path"]) == original
-            assert store.load(event["tool_use_id"]) == original
+            assert event.layer == "budget"
+            original = text_of(originals[event.tool_use_id]["content"])
+            assert store.load(event.saved_to) == original
+            assert store.load(event.tool_use_id) == original
 
 
 @given(sessions(), st.integers(0, 60_000))

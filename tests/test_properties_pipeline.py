@@ -12,9 +12,9 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import long_sessions, sessions
 
-from compaction.messages import to_json, tool_result_blocks, validate
+from compaction.messages import text_of, to_json, tool_result_blocks, validate
 from compaction.pipeline import Compactor
-from compaction.store import OutputStore, content_text
+from compaction.store import OutputStore
 from compaction.transcript import read_transcript
 
 settings_space = st.fixed_dictionaries(
@@ -52,7 +52,7 @@ def assert_nothing_lost(session: list[dict], out: list[dict], store: OutputStore
             assert store.path_for(block["tool_use_id"]).exists(), (
                 f"messages[{index}]: the result {block['tool_use_id']} left the context and is not on disk"
             )
-            assert store.load(block["tool_use_id"]) == content_text(block["content"])
+            assert store.load(block["tool_use_id"]) == text_of(block["content"])
 
 
 def run(session: list[dict], options: dict, client=None) -> dict[str, int]:

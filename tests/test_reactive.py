@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, sessions
 
+from compaction.failures import SummaryFailed
 from compaction.messages import is_tool_result_message, validate
 from compaction.reactive import (
     ReactiveCompactFailed,
@@ -19,7 +20,6 @@ from compaction.reactive import (
     reactive_compact,
     send_with_recovery,
 )
-from compaction.summarize import SummaryFailed
 from compaction.tokens import estimate_tokens
 from compaction.transcript import read_transcript
 

@@ -9,10 +9,10 @@ import pytest
 
 from compaction.budget import tool_result_budget
 from compaction.importers import sessions_in
-from compaction.messages import tool_result_blocks, validate
+from compaction.messages import text_of, tool_result_blocks, validate
 from compaction.micro import cleared_count, micro_compact
 from compaction.snip import snip_compact
-from compaction.store import OutputStore, content_text
+from compaction.store import OutputStore
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
@@ -40,7 +40,7 @@ def test_budget_keeps_every_turn_valid_and_every_persisted_byte(name, session, t
         assert prefix == before
         originals = {b["tool_use_id"]: b["content"] for b in tool_result_blocks(prefix[-1])}
         for event in events:
-            assert store.load(event["path"]) == content_text(originals[event["tool_use_id"]])
+            assert store.load(event.saved_to) == text_of(originals[event.tool_use_id])
 
 
 @pytest.mark.parametrize(("name", "session"), SESSIONS, ids=IDS)

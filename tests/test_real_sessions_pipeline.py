@@ -10,9 +10,9 @@ from fake_summarizer import FakeClient
 from test_properties_pipeline import transcribed
 
 from compaction.importers import sessions_in
-from compaction.messages import to_json, tool_result_blocks, validate
+from compaction.messages import text_of, to_json, tool_result_blocks, validate
 from compaction.pipeline import Compactor
-from compaction.store import OutputStore, content_text
+from compaction.store import OutputStore
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
@@ -57,5 +57,5 @@ def test_every_request_stays_valid_and_every_result_that_left_is_on_disk(name, s
             if to_json(block) in kept:
                 continue
             assert store.path_for(block["tool_use_id"]).exists(), f"{block['tool_use_id']} is nowhere"
-            assert store.load(block["tool_use_id"]) == content_text(block["content"])
+            assert store.load(block["tool_use_id"]) == text_of(block["content"])
     assert sent, "the session has at least one user message"

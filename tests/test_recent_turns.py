@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-import compaction.summarize as summarize_module
+import compaction.recent_turns as recent_turns_module
 from compaction.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.recent_turns import CONTEXT_OPEN, RecentTurns, context_block, turn_text
 
@@ -86,7 +86,7 @@ def test_the_manual_compact_replaces_the_history_with_a_summary(tmp_path, monkey
         seen.append(list(messages))
         return [user(f"[summary] {len(messages)} messages")]
 
-    monkeypatch.setattr(summarize_module, "compact_history", fake_compact_history, raising=False)
+    monkeypatch.setattr(recent_turns_module, "compact_history", fake_compact_history, raising=False)
     strategy = RecentTurns(keep_turns=2, client=object(), transcript_dir=tmp_path)
     messages = grow(strategy, 6)
     messages = messages + [assistant(tool_use("tc", "compact", {})), user(tool_result("tc", "compacting"))]

@@ -10,6 +10,9 @@ server stopped in the middle of a session.
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,8 +20,10 @@ from pathlib import Path
 import anthropic
 import pytest
 
+import compaction.pipeline as pipeline
 from compaction import messages as M
 from compaction.agent import new_workspace, run_agent
+from compaction.backend import connect
 from compaction.budget import tool_result_budget
 from compaction.micro import micro_compact
 from compaction.offline import OfflineServer
@@ -139,12 +144,10 @@ def test_a_disk_that_refuses_writes_keeps_the_result_in_the_context(tmp_path, mo
 
 
 def test_an_unwritable_transcript_folder_means_nothing_is_snipped_or_summarized(tmp_path, monkeypatch):
-    import compaction.transcript as transcript
-
     def refuse(*args, **kwargs):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(transcript, "write_transcript", refuse)
+    monkeypatch.setattr(pipeline, "write_transcript", refuse)
     messages = [M.user("task")]
     for i in range(30):
         messages += [
@@ -201,8 +204,6 @@ def test_a_server_stopped_mid_session_ends_it_with_a_clear_error_and_keeps_every
 
 
 def test_every_transcript_written_during_a_compacted_session_reads_back_valid(tmp_path):
-    from compaction.backend import connect
-
     compactor = Compactor(
         store=OutputStore(tmp_path / "store"),
         client=connect(context_window=6_000),
@@ -264,10 +265,6 @@ print("turns", len(result.turns), "summaries", compactor.counts()["summary"])
 
 
 def test_the_course_runs_with_the_network_cut_off_except_loopback(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-cache")}
     env.pop("COMPACTION_BACKEND", None)
     done = subprocess.run(

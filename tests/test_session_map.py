@@ -6,10 +6,10 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-from compaction.checks.levels import fix_session
-from compaction.phases import detect_phases
-from compaction.session_map import session_map, tokens_per_turn
-from compaction.signals import detect_signals
+from compaction.course.checks.levels import fix_session
+from compaction.levels.phases import detect_phases
+from compaction.levels.session_map import session_map, tokens_per_turn
+from compaction.levels.signals import detect_signals
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.checks.levels import fix_session, sample_grep
+from compaction.course.checks.levels import fix_session, sample_grep
+from compaction.levels.signals import ACTIONS, SignalWatcher, condense_outputs, detect_signals
 from compaction.messages import validate
-from compaction.signals import ACTIONS, SignalWatcher, condense_outputs, detect_signals
 from compaction.store import OutputStore
 
 

@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import chars, hostile_ids
 
-from compaction.store import RESULTS_DIR, OutputStore, StoreError, UnsafePath, content_text, safe_name
+from compaction.messages import text_of
+from compaction.store import RESULTS_DIR, OutputStore, StoreError, UnsafePath, safe_name
 
 
 def test_a_saved_result_reads_back_by_path_by_marker_path_and_by_id(tmp_path):
@@ -49,7 +50,7 @@ def test_list_content_is_stored_as_its_text_blocks_joined_by_newlines_without_im
         {"type": "text", "text": "two"},
     ]
     store = OutputStore(tmp_path)
-    assert store.load(store.save("t", content)) == "one\ntwo" == content_text(content)
+    assert store.load(store.save("t", content)) == "one\ntwo" == text_of(content)
 
 
 @given(hostile_ids)

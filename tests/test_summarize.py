@@ -19,7 +19,8 @@ from compaction.summarize import (
     extract_summary,
     strip_analysis,
 )
-from compaction.summary_request import fit_request, summary_prompt, with_summary_prompt
+from compaction.summary_prompt import summary_prompt
+from compaction.summary_request import fit_request, with_summary_prompt
 from compaction.tokens import estimate_tokens
 from compaction.transcript import read_transcript
 

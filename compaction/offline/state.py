@@ -13,11 +13,10 @@ import re
 from collections.abc import Iterator
 
 from compaction.messages import blocks, text_of
+from compaction.placeholders import restored_path
 
 MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
 NUMBERED_LINE_RE = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
-RESTORED_HEAD = "[Restored after compaction: "  # compaction.restore's header
-RESTORED_RE = re.compile(r"\[Restored after compaction: ([^,\]]+),")  # compaction.restore's header
 TEST_SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
 
 
@@ -75,10 +74,8 @@ def visible_texts(messages: list, path: str) -> list[str]:
     for i, message in enumerate(messages):
         for block in blocks(message):
             kind = block.get("type")
-            if kind == "text" and block["text"].startswith(RESTORED_HEAD):
-                restored = RESTORED_RE.match(block["text"])
-                if restored and restored.group(1) == path:
-                    pieces.append(NUMBERED_LINE_RE.sub("", block["text"]))
+            if kind == "text" and restored_path(block["text"]) == path:
+                pieces.append(NUMBERED_LINE_RE.sub("", block["text"]))
             if kind != "tool_use" or not isinstance(block.get("input"), dict):
                 continue
             args = block["input"]

@@ -18,7 +18,7 @@ from compaction.messages import blocks
 from compaction.offline import plan, state
 from compaction.offline.extract import facts as conversation_facts
 from compaction.offline.extract import neutral, short
-from compaction.summarize import NO_TOOLS_HEAD, SECTIONS
+from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 

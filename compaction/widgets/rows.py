@@ -8,18 +8,14 @@ or micro placeholder or a persisted-output marker. Deliberately left out: whole 
 from __future__ import annotations
 
 import html
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from compaction.messages import blocks, text_of, to_json, tool_names
+from compaction import placeholders
+from compaction.messages import block_text, blocks, to_json, tool_names
+from compaction.placeholders import MARKER_OPEN
 from compaction.tokens import message_tokens
 
-PLACEHOLDER_PREFIXES = ("[snipped", "[Earlier tool result")  # generic forms, besides the layers' own
-PERSISTED_MARKER = "<persisted-output>"
-# module -> the constant its placeholders start with
-LAYER_HEADS = {"compaction.snip": "SNIP_HEAD", "compaction.micro": "CLEARED_HEAD"}
 ROLE_COLORS = {"user": "#0969da", "assistant": "#8250df"}
 CLIP = "overflow:hidden;text-overflow:ellipsis"  # a cell that cuts long text with "…"
 FIXED = "flex:none;"  # a column that keeps its width in a narrow pane
@@ -40,32 +36,12 @@ class Row:
 
 def _texts(message: dict) -> list[str]:
     """The texts of a message's text blocks and tool results, in order."""
-    out = []
-    for block in blocks(message):
-        if block.get("type") == "text":
-            out.append(str(block.get("text", "")))
-        elif block.get("type") == "tool_result":
-            content = block.get("content", "")
-            out.append(content if isinstance(content, str) else text_of(content))
-    return out
-
-
-@lru_cache(maxsize=1)
-def placeholder_heads() -> tuple[str, ...]:
-    """How placeholders start: the generic forms plus the snip and micro layers' own heads."""
-    heads = list(PLACEHOLDER_PREFIXES)
-    for module, name in LAYER_HEADS.items():
-        try:
-            heads.append(getattr(importlib.import_module(module), name))
-        except (ImportError, AttributeError):  # a layer not built: its placeholders look ordinary
-            continue
-    return tuple(heads)
+    return [block_text(b) for b in blocks(message) if b.get("type") in ("text", "tool_result")]
 
 
 def is_placeholder(message: dict) -> bool:
-    """True when a message holds a snip or micro placeholder or a persisted-output marker."""
-    heads = placeholder_heads()
-    return any(t.startswith(heads) or PERSISTED_MARKER in t for t in _texts(message))
+    """True when a message holds a snip or micro placeholder, a persisted-output marker or a summary."""
+    return any(placeholders.is_placeholder(t) or MARKER_OPEN in t for t in _texts(message))
 
 
 def block_kinds(message: dict, names: dict[str, str] | None = None) -> str:

@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.pipeline import run_cheap_layers
 from compaction.prompt_cache import cache_breaks as cache_breaks_reference

@@ -5,7 +5,7 @@ A session is read as steps: each assistant message and the results that answer i
 (1) at the first edit after at least two reads, searches or test runs (research -> implementation),
 (2) after a test run that turns green (after an edit, or after the same command failed), (3) where
 work on a new file begins, once the phase has edited other files. An earlier phase summary (see
-``compaction.phase_summary``) ends a phase too; the next one starts after its note.
+``compaction.levels.phase_summary``) ends a phase too; the next one starts after its note.
 Deliberately left out: phases inside one step, and any judgement of what the work was about; the
 last phase is ``open`` until one of the three rules closes it.
 """
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compaction.condense import failing_tests
+from compaction.levels.condense import failing_tests
 from compaction.messages import Message, text_of, tool_result_blocks, tool_use_blocks
 
 SUMMARY_HEAD = re.compile(r"^## \w+ phase complete")

@@ -5,16 +5,27 @@ condensers know: a grep, a pytest run, an application log and a listing, each 50
 ``fix_session`` is a scripted session on the practice project with real tool outputs. The checks
 compare a learner's function with the package's on these and on the course sessions, and add
 targeted cases that known-wrong answers fail. Deliberately left out: the signals of
-``compaction.signals``, which the chapter shows but does not ask the learner to rebuild.
+``compaction.levels.signals``, which the chapter shows but does not ask the learner to rebuild.
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 import random
+import tempfile
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 
-from compaction.checks import CheckReport, run_cases
+from compaction.agent import new_workspace, sample_session
+from compaction.course.checks import CheckReport, run_cases
+from compaction.levels.checkpoint import files_modified as files_modified_reference
+from compaction.levels.condense import condense_grep as condense_grep_reference
+from compaction.levels.locations import missing_references
+from compaction.levels.phases import detect_phases
+from compaction.tokens import count_text
+from compaction.tools import Workspace
 
 _PACKAGES = ("auth", "billing", "api", "storage", "jobs", "utils")
 _WORDS = ("token", "user", "config", "session", "request", "cache", "retry", "limit")
@@ -164,11 +175,7 @@ FIX_SCRIPT = [
 
 def fix_session(workspace=None) -> list[dict]:
     """A scripted session on the practice project: research, three fixes, the suite turns green."""
-    import tempfile
-    from pathlib import Path
 
-    from compaction.agent import new_workspace
-    from compaction.tools import Workspace
 
     if workspace is None:  # a throwaway copy; tool outputs never show its path
         with tempfile.TemporaryDirectory(prefix="compaction-fix-") as folder:
@@ -188,30 +195,16 @@ def fix_session(workspace=None) -> list[dict]:
 
 @lru_cache(maxsize=1)
 def _fix_session_json() -> str:
-    import json
-
     return json.dumps(fix_session())
 
 
 def level_sessions() -> list[list[dict]]:
     """The sessions the checks run on: the scripted fix session and the course's sample session."""
-    import json
-
-    sessions = [json.loads(_fix_session_json())]
-    try:
-        from compaction.agent import sample_session
-
-        sessions.append(sample_session())
-    except ImportError:  # the offline agent is not installed: the scripted session alone
-        pass
-    return sessions
+    return [json.loads(_fix_session_json()), sample_session()]
 
 
 def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
     """A grep condenser: the package's totals line, every path and line kept, 80% fewer tokens."""
-    from compaction.condense import condense_grep as reference
-    from compaction.locations import missing_references
-    from compaction.tokens import count_text
 
     def keeps_everything(seed: int, lines: int) -> Callable[[], None]:
         def case() -> None:
@@ -226,7 +219,8 @@ def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
     def totals() -> None:
         output = sample_grep(seed=3)
         first = condense_grep(output).splitlines()[0]
-        assert first == reference(output).splitlines()[0], f"first line {first!r} is not the totals"
+        want = condense_grep_reference(output).splitlines()[0]
+        assert first == want, f"first line {first!r} is not the totals"
 
     def shorter() -> None:
         output = sample_grep()
@@ -251,7 +245,6 @@ def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
 
 def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
     """Where finished phases end: identical to the package's on every session of the course."""
-    from compaction.phases import detect_phases
 
     def reference(messages: list) -> list[tuple[int, str]]:
         return [(p.end, p.reason) for p in detect_phases(messages) if p.reason != "open"]
@@ -303,14 +296,13 @@ def _tiny(calls: list[tuple[str, dict]], results: dict[int, str] | None = None) 
 
 def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
     """The Files Modified section: identical to the package's on every session of the course."""
-    from compaction.checkpoint import files_modified as reference
 
     def same_on(k: int) -> Callable[[], None]:
         def case() -> None:
             sessions = level_sessions()
             if k >= len(sessions):
                 return
-            got, want = files_modified(sessions[k]), reference(sessions[k])
+            got, want = files_modified(sessions[k]), files_modified_reference(sessions[k])
             assert list(got) == want, f"got {list(got)}, expected {want}"
 
         return case
@@ -344,7 +336,6 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
 
 def project_line(path: str, text: str) -> int:
     """The 1-based number of the first line of the bundled practice project's ``path`` holding ``text``."""
-    import importlib.resources
 
     source = importlib.resources.files("compaction") / "offline" / "project" / path
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 
 from compaction.budget import result_chars
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import tool_result_blocks
 
 MARKER_CHARS = 2_400  # what a marker costs in the exercise: a 2,000-character preview and the frame

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from compaction.locations import _PATH, locations, missing_references
+from compaction.levels.locations import _PATH, locations, missing_references
 from compaction.tokens import count_text
 
 KINDS = ("grep", "test_run", "log", "listing", "generic")

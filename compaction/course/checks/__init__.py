@@ -1,6 +1,6 @@
 """Exercise checks: run a learner's function against named cases and show a pass/fail table.
 
-Each topic has a module here (``compaction.checks.messages``, ``.snip``, ...) whose ``check_*``
+Each topic has a module here (``compaction.course.checks.messages``, ``.snip``, ...) whose ``check_*``
 functions take the learner's implementation and return a ``CheckReport``. A case is a small
 function that raises ``AssertionError`` with a readable reason when the implementation is wrong.
 The same reports drive the notebooks (a table) and pytest (``report.passed``). Deliberately left

@@ -1,8 +1,8 @@
 """A session's timeline: tokens per turn, its phases as coloured bands, its signals as markers.
 
 ``session_map`` draws one figure from a message list alone: the context size after each turn
-(tiktoken), a band per phase from ``compaction.phases.detect_phases`` and a marker per signal from
-``compaction.signals.detect_signals``, so a reader sees where the work changed and where the
+(tiktoken), a band per phase from ``compaction.levels.phases.detect_phases`` and a marker per signal from
+``compaction.levels.signals.detect_signals``, so a reader sees where the work changed and where the
 guide says to compact. Deliberately left out: the API's own token counts and the window line,
 which ``compaction.plots.token_timeline`` draws from an agent run's turn records.
 """
@@ -15,9 +15,9 @@ from itertools import accumulate
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from compaction.levels.phases import Phase, detect_phases
+from compaction.levels.signals import Signal, detect_signals
 from compaction.messages import Message
-from compaction.phases import Phase, detect_phases
-from compaction.signals import Signal, detect_signals
 from compaction.tokens import message_tokens
 
 PHASE_COLORS = {"research": "#9ecae1", "implementation": "#a1d99b", "verification": "#fdd0a2"}

@@ -15,8 +15,8 @@ import random
 import re
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, run_cases
-from compaction.locations import missing_references
+from compaction.course.checks import CheckReport, run_cases
+from compaction.levels.locations import missing_references
 from compaction.tokens import count_text
 
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$", re.M)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from compaction.backend import connect
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import InvalidConversation, is_valid, text_of, validate
 from compaction.summarize import (
     NO_TOOLS_HEAD,

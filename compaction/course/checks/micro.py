@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.micro import CLEARED_HEAD, micro_compact
 
 CALLS = [

@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions
 from compaction.messages import assistant, has_tool_use, text, tool_result, tool_use, user
 from compaction.snip import snip_cuts
 

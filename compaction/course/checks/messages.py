@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.checks import CheckReport, run_cases
+from compaction.agent import sample_session
+from compaction.course.checks import CheckReport, run_cases
 from compaction.messages import (
     InvalidConversation,
     assistant,
@@ -71,13 +72,8 @@ def handmade_session() -> list[dict]:
 
 
 def course_sessions() -> list[list[dict]]:
-    """The sessions the checks run on: the offline agent's sample session, else the handmade one."""
-    try:
-        from compaction.agent import sample_session
-
-        return [sample_session(), handmade_session()]
-    except ImportError:  # the offline agent is not installed: the handmade session alone
-        return [handmade_session()]
+    """The sessions the checks run on: the offline agent's sample session and the handmade one."""
+    return [sample_session(), handmade_session()]
 
 
 # ---------------------------------------------------------------- package answers

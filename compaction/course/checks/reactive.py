@@ -20,12 +20,13 @@ from pathlib import Path
 
 import anthropic
 
+from compaction.api_errors import is_prompt_too_long, tokens_over
 from compaction.backend import connect
-from compaction.checks import CheckReport, run_cases
-from compaction.checks.messages import course_sessions, handmade_session
-from compaction.checks.summarize import WatchingClient
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions, handmade_session
+from compaction.course.checks.summarize import WatchingClient
 from compaction.messages import InvalidConversation, is_tool_result_message, validate
-from compaction.reactive import is_prompt_too_long, pair_safe_tail
+from compaction.reactive import pair_safe_tail
 from compaction.tokens import estimate_tokens
 
 try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
@@ -308,3 +309,40 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
             ("starts at an assistant message, at the end of the list, never the whole list", pair_safe),
         ],
     )
+
+
+# ---------------------------------------------------------------- how many tokens too many
+
+OVER = {
+    **ERRORS,
+    "400 prompt is too long by one token": lambda: api_error(
+        400, "prompt is too long: 200001 tokens > 200000 maximum"
+    ),
+    "400 context limit, the answer's room decides": lambda: api_error(
+        400,
+        "input length and `max_tokens` exceed context limit: 150000 + 64000 > 200000, decrease input length "
+        "or `max_tokens` and try again",
+    ),
+    "400 the words without numbers": lambda: api_error(400, "prompt is too long"),
+}
+
+
+def check_tokens_over(fn: Callable[[BaseException], int | None]) -> CheckReport:
+    """``fn(error)``: how many tokens over the window a refusal says, or None, as the package."""
+
+    def case_for(make):
+        def case():
+            error = make()
+            got, want = fn(error), tokens_over(error)
+            if got == want and type(got) is type(want):
+                return
+            message = str(getattr(error, "message", error))[:70]
+            if want is None:
+                raise AssertionError(
+                    f"{message!r}: returned {got!r}; no count in this error; expected None"
+                )
+            raise AssertionError(f"{message!r}: returned {got!r}, expected {want:,} tokens over")
+
+        return case
+
+    return run_cases("tokens_over", [(name, case_for(make)) for name, make in OVER.items()])

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from compaction.checks import CheckReport, run_cases
-from compaction.pipeline import CompactionEvent
+from compaction.course.checks import CheckReport, run_cases
+from compaction.events import CompactionEvent
 from compaction.triggers import CircuitBreaker
 
 COUNTED = ("summary", "summary_failed")  # the automatic summary's outcomes

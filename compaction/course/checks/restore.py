@@ -21,7 +21,7 @@ from pathlib import Path
 
 from compaction.agent import new_workspace, run_agent
 from compaction.backend import connect
-from compaction.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, run_cases
 from compaction.messages import tool_use_blocks
 from compaction.micro import micro_compact
 from compaction.restore import choose_restores, restore_files

@@ -5,7 +5,7 @@ decisions the agent stated with their reasons, the failing tests with their mess
 line numbers, the latest result of each test command, the lines changed, and the agent's last
 sentence word for word (where it was, so that it carries on instead of starting over).
 ``compact_phases`` writes the whole list to a transcript, then swaps each finished phase (from
-``compaction.phases.detect_phases``) for its summary and a note.
+``compaction.levels.phases.detect_phases``) for its summary and a note.
 Deliberately left out: judging which findings matter (the summary is extractive, not a model's),
 step-by-step tool detail, file contents, and dead ends (failed calls, empty searches).
 """
@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from compaction.condense import failures
-from compaction.locations import line_ranges, references
+from compaction.levels.condense import failures
+from compaction.levels.locations import line_ranges, references
+from compaction.levels.phases import action_of, detect_phases, steps
 from compaction.messages import Message, text, text_of, tool_result_blocks, tool_use_blocks
-from compaction.phases import action_of, detect_phases, steps
 from compaction.tokens import count_text
 from compaction.transcript import write_transcript
 

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from compaction.condense import condense
+from compaction.levels.condense import condense
+from compaction.levels.phase_summary import compact_phases, statement
+from compaction.levels.phases import action_of, detect_phases
 from compaction.messages import Message, text_of, tool_inputs, tool_names, tool_result_blocks, tool_use_blocks
-from compaction.phase_summary import compact_phases, statement
-from compaction.phases import action_of, detect_phases
 from compaction.store import OutputStore
 
 MAX_TURNS = 20

@@ -1,0 +1,98 @@
+"""``python -m compaction.course build-exercises [--check] | execute PATH... | check PATH``.
+
+``build-exercises`` turns every ``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb``;
+``execute`` runs notebooks in their own folder and saves the outputs; ``check`` runs a learner's
+exercise notebook and prints the verdict and the failing rows of every check report in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import nbformat
+from nbclient.exceptions import CellExecutionError
+
+from compaction.course.exercises import MarkerError, build_exercises
+from compaction.course.notebooks import error_lines, report_lines, run_notebook
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    try:
+        differing = build_exercises(Path(args.solutions), Path(args.exercises), check=args.check)
+    except MarkerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        for name in differing:
+            print(f"differs from its solution: {name}")
+        if differing:
+            print("run: python -m compaction.course build-exercises", file=sys.stderr)
+        return 1 if differing else 0
+    for name in differing:
+        print(f"left alone: {name}" if "(no solution" in name else f"wrote {name}")
+    return 0
+
+
+def _cmd_execute(args: argparse.Namespace) -> int:
+    failed = 0
+    for name in args.paths:
+        path = Path(name)
+        start = time.perf_counter()
+        try:
+            nb = run_notebook(path)
+        except CellExecutionError as exc:
+            print(f"{path}: a cell failed, outputs not saved\n{exc}", file=sys.stderr)
+            failed += 1
+            continue
+        nbformat.write(nb, path)
+        print(f"{path}: {time.perf_counter() - start:.1f} s")
+    return 1 if failed else 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    nb = run_notebook(Path(args.path), allow_errors=True)
+    lines = report_lines(nb)
+    for line in lines:
+        print(line)
+    errors = error_lines(nb)
+    for line in errors:
+        print(f"error in {line}")
+    if not lines:
+        print("no check report found: run the check cells at the end of each exercise")
+    ok = bool(lines) and all(line.startswith("PASS") for line in lines) and not errors
+    print("all checks pass" if ok else "not yet: some checks fail")
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: build-exercises, execute, check."""
+    parser = argparse.ArgumentParser(
+        prog="python -m compaction.course", description="The course machinery: exercises, notebooks, checks."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build-exercises", help="write exercises/ from solutions/")
+    build.add_argument("--check", action="store_true", help="only compare; exit 1 when they differ")
+    build.add_argument("--solutions", default="solutions", help="folder of solved notebooks")
+    build.add_argument("--exercises", default="exercises", help="folder of generated exercises")
+    build.set_defaults(run=_cmd_build)
+    execute = sub.add_parser("execute", help="run notebooks and save their outputs in place")
+    execute.add_argument("paths", nargs="+", metavar="PATH")
+    execute.set_defaults(run=_cmd_execute)
+    check = sub.add_parser("check", help="run an exercise notebook and print its check verdicts")
+    check.add_argument("path", metavar="PATH")
+    check.set_defaults(run=_cmd_check)
+    args = parser.parse_args(argv)
+    missing = [
+        p for p in getattr(args, "paths", [getattr(args, "path", None)]) if p and not Path(p).is_file()
+    ]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

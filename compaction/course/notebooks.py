@@ -1,0 +1,57 @@
+"""Running notebooks as nbval does, and reading the check reports out of their outputs.
+
+Deliberately left out: comparing outputs (nbval's job) and timing limits beyond one per cell.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+# the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed"
+REPORT_LINE = re.compile(r"^(PASS|FAIL) .+: \d+/\d+ checks passed$")
+CELL_TIMEOUT = 120  # seconds one cell may run before execute/check give up
+
+
+def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.NotebookNode:
+    """Execute a notebook in its own folder (as nbval does) and return it with its outputs."""
+    nb = nbformat.read(path, as_version=4)
+    kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name=kernel,
+        allow_errors=allow_errors,
+        record_timing=False,
+        resources={"metadata": {"path": str(path.resolve().parent)}},
+    )
+    client.execute()
+    return nb
+
+
+def report_lines(nb: nbformat.NotebookNode) -> list[str]:
+    """The summary line of every check report shown in a notebook's outputs, in order."""
+    lines = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            text = output.get("data", {}).get("text/plain", "") if "data" in output else ""
+            first = (text if isinstance(text, str) else "".join(text)).split("\n", 1)[0]
+            if REPORT_LINE.match(first):
+                lines.append(first)
+    return lines
+
+
+def error_lines(nb: nbformat.NotebookNode) -> list[str]:
+    """One line per unexpected error (cells tagged raises-exception are meant to fail)."""
+    return [
+        f"cell {i}: {out.get('ename')}: {out.get('evalue')}"
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and "raises-exception" not in cell.metadata.get("tags", [])
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+
+

@@ -1,0 +1,25 @@
+"""What compaction did, as one kind of record every layer, level, pipeline and plot shares.
+
+A ``CompactionEvent`` says at which model call (``turn``) which ``layer`` acted (``budget``, ``snip``,
+``micro``, ``summary``, ``reactive``, ``compact``; a level's signal such as ``long_output``; or a
+failure such as ``budget_failed``), the tokens before and after, a ``detail`` for people, and where
+what left the context is on disk.
+Deliberately left out: the content that moved (it is on disk, and ``detail`` says where).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """One thing compaction did: at which turn, which layer, tokens before and after, and why."""
+
+    turn: int  # 0-based model call it preceded; -1 when the layer ran outside a pipeline
+    layer: str
+    tokens_before: int  # of the whole request; 0 and 0 in a per-result record of the budget
+    tokens_after: int
+    detail: str = ""
+    saved_to: str = ""  # where what left the context is on disk (transcript or stored output)
+    tool_use_id: str = ""  # the result this record is about, when it is about one
