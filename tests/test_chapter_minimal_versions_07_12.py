@@ -1,0 +1,78 @@
+"""Each minimal version chapters 07-12 build agrees with the package's function where the chapter says so.
+
+The functions are taken from the chapter notebooks themselves (the cell that defines each, after the
+chapter's imports and constants), so a change in a chapter is tested here, not a copy of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+
+from compaction.backend import connect
+from compaction.course.checks.messages import course_sessions
+from compaction.messages import text_of
+from compaction.models import DEFAULT_MODEL
+from compaction.summarize import summarize_messages
+from compaction.summary_request import with_summary_prompt
+from compaction.transcript import read_transcript
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def chapter(name: str, *functions: str) -> dict:
+    """The namespace after the chapter's imports, constants and the cells that define ``functions``."""
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    code = [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    setup = []
+    for source in code:
+        for node in ast.parse(source).body:
+            constant = (
+                isinstance(node, ast.Assign)
+                and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
+                and isinstance(node.value, ast.Constant)
+            )
+            if isinstance(node, ast.Import | ast.ImportFrom) or constant:
+                setup.append(ast.get_source_segment(source, node))
+    namespace: dict = {}
+    exec("\n".join(setup), namespace)  # noqa: S102 - the course's own notebooks
+    for function in functions:
+        cells = [s for s in code if re.search(rf"^def {function}\(", s, re.MULTILINE)]
+        assert cells, f"{name} defines no function {function}"
+        tree = ast.parse(cells[0])
+        defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+        exec("\n\n".join(ast.get_source_segment(cells[0], n) for n in defs), namespace)  # noqa: S102
+    return namespace
+
+
+def course_lists() -> list[list[dict]]:
+    return [s for s in course_sessions() if len(s) >= 2]
+
+
+# ------------------------------------------------------------ chapter 07: the summary layer
+
+
+def test_07_compact_summary_keeps_the_summary_the_package_keeps(tmp_path):
+    ns = chapter("07_summarize.ipynb", "save_transcript", "with_prompt", "compact_summary")
+    client = connect("offline", context_window=1_000_000)
+    for messages in course_lists():
+        ours = ns["compact_summary"](messages, client=client, transcript_dir=tmp_path / "ours")
+        summary, dropped = summarize_messages(messages, client=client, model=DEFAULT_MODEL, max_tokens=400)
+        assert dropped == 0
+        assert summary in text_of(ours[0]["content"])
+
+
+def test_07_save_transcript_writes_what_the_package_reads_back(tmp_path):
+    ns = chapter("07_summarize.ipynb", "save_transcript")
+    for messages in course_lists():
+        assert read_transcript(ns["save_transcript"](messages, tmp_path)) == messages
+
+
+def test_07_with_prompt_is_the_package_request_at_every_cut():
+    ns = chapter("07_summarize.ipynb", "with_prompt")
+    for messages in course_lists():
+        for cut in range(1, len(messages) + 1):
+            assert ns["with_prompt"](messages[:cut]) == with_summary_prompt(messages[:cut])
