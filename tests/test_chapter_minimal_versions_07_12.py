@@ -12,10 +12,13 @@ from pathlib import Path
 
 import nbformat
 
+from compaction.api_errors import is_prompt_too_long
 from compaction.backend import connect
 from compaction.course.checks.messages import course_sessions
+from compaction.course.checks.reactive import ERRORS
 from compaction.messages import text_of
 from compaction.models import DEFAULT_MODEL
+from compaction.reactive import tail_start
 from compaction.summarize import summarize_messages
 from compaction.summary_request import with_summary_prompt
 from compaction.transcript import read_transcript
@@ -76,3 +79,20 @@ def test_07_with_prompt_is_the_package_request_at_every_cut():
     for messages in course_lists():
         for cut in range(1, len(messages) + 1):
             assert ns["with_prompt"](messages[:cut]) == with_summary_prompt(messages[:cut])
+
+
+# ------------------------------------------------------------ chapter 09: the reactive layer
+
+
+def test_09_tail_start_is_the_package_cut_on_every_course_session_and_keep():
+    ns = chapter("09_reactive.ipynb", "tail_start")
+    for messages in course_lists():
+        for keep in range(1, len(messages) + 2):
+            assert ns["tail_start"](messages, keep) == tail_start(messages, keep), keep
+
+
+def test_09_is_context_overflow_agrees_with_the_package_on_the_checks_errors():
+    ns = chapter("09_reactive.ipynb", "is_context_overflow")
+    for make in ERRORS.values():
+        error = make()
+        assert ns["is_context_overflow"](error) == is_prompt_too_long(error), error

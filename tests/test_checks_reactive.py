@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import anthropic
 from check_cases import check_tests
 
-from compaction.api_errors import is_prompt_too_long
+from compaction.api_errors import is_prompt_too_long, tokens_over
 from compaction.course.checks import reactive as checks
 from compaction.messages import is_tool_result_message
 from compaction.reactive import pair_safe_tail, reactive_compact
@@ -178,7 +180,55 @@ def within_by_running_sum(messages, max_tokens):
     return best
 
 
+def over_forgets_the_context_limit(error):
+    """Wrong: reads only "prompt is too long: N tokens > M maximum"."""
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    found = re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", str(error))
+    return int(found[1]) - int(found[2]) if found else None
+
+
+def over_forgets_the_answer_room(error):
+    """Wrong: for the context limit, N - W, as if max_tokens did not count."""
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    text = str(error)
+    if found := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", text):
+        return int(found[1]) - int(found[2])
+    if found := re.search(r"exceed context limit: (\d+) \+ (\d+) > (\d+)", text):
+        return int(found[1]) - int(found[3])
+    return None
+
+
+def over_any_status(error):
+    """Wrong: reads the numbers from any exception's text."""
+    text = str(error)
+    if found := re.search(r"(\d+) tokens > (\d+) maximum", text):
+        return int(found[1]) - int(found[2])
+    if found := re.search(r"(\d+) \+ (\d+) > (\d+)", text):
+        return int(found[1]) + int(found[2]) - int(found[3])
+    return None
+
+
+def over_by_numbers_in_order(error):
+    """Right, another way: all numbers of the message, by which wording it starts with."""
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    message = error.body["error"]["message"]
+    numbers = [int(n) for n in re.findall(r"\d+", message)]
+    if message.startswith("prompt is too long") and len(numbers) >= 2:
+        return numbers[0] - numbers[1]
+    if message.startswith("input length and `max_tokens` exceed context limit") and len(numbers) >= 3:
+        return numbers[0] + numbers[1] - numbers[2]
+    return None
+
+
 CASES = [
+    (
+        checks.check_tokens_over,
+        tokens_over,
+        [over_forgets_the_context_limit, over_forgets_the_answer_room, over_any_status],
+    ),
     (
         checks.check_reactive_layer,
         package_reactive,
@@ -227,3 +277,4 @@ def test_right_answers_written_differently_pass():
     assert checks.check_is_prompt_too_long(too_long_by_message_field).passed
     assert checks.check_reactive_layer(reactive_written_differently).passed
     assert checks.check_tail_within(within_by_running_sum).passed
+    assert checks.check_tokens_over(over_by_numbers_in_order).passed

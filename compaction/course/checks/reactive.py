@@ -324,6 +324,9 @@ OVER = {
         "or `max_tokens` and try again",
     ),
     "400 the words without numbers": lambda: api_error(400, "prompt is too long"),
+    "500 with the words and numbers": lambda: api_error(
+        500, "prompt is too long: 10 tokens > 5 maximum", "api_error"
+    ),
 }
 
 
@@ -338,9 +341,7 @@ def check_tokens_over(fn: Callable[[BaseException], int | None]) -> CheckReport:
                 return
             message = str(getattr(error, "message", error))[:70]
             if want is None:
-                raise AssertionError(
-                    f"{message!r}: returned {got!r}; no count in this error; expected None"
-                )
+                raise AssertionError(f"{message!r}: returned {got!r}; no count in this error; expected None")
             raise AssertionError(f"{message!r}: returned {got!r}, expected {want:,} tokens over")
 
         return case
