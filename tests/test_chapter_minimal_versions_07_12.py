@@ -16,9 +16,12 @@ from compaction.api_errors import is_prompt_too_long
 from compaction.backend import connect
 from compaction.course.checks.messages import course_sessions
 from compaction.course.checks.reactive import ERRORS
+from compaction.course.checks.restore import restore_session
 from compaction.messages import text_of
 from compaction.models import DEFAULT_MODEL
+from compaction.placeholders import restored_path
 from compaction.reactive import tail_start
+from compaction.restore import restore_files
 from compaction.summarize import summarize_messages
 from compaction.summary_request import with_summary_prompt
 from compaction.transcript import read_transcript
@@ -79,6 +82,24 @@ def test_07_with_prompt_is_the_package_request_at_every_cut():
     for messages in course_lists():
         for cut in range(1, len(messages) + 1):
             assert ns["with_prompt"](messages[:cut]) == with_summary_prompt(messages[:cut])
+
+
+# ------------------------------------------------------------ chapter 08: restoration
+
+
+def test_08_restore_recent_restores_what_the_package_restores_minus_files_the_agent_edited():
+    """Chapter 08 says the package restores more (it follows the agent's own edits), never less."""
+    ns = chapter("08_restore_and_breaker.ipynb", "last_reads", "as_read", "restore_recent")
+    messages, workspace = restore_session()
+    ours = [restored_path(b["text"]) for b in ns["restore_recent"](messages, workspace, max_files=100)]
+    package = restore_files(
+        messages, workspace, max_files=100, max_total_tokens=10**6, max_tokens_per_file=10**6
+    )
+    paths = [restored_path(b["text"]) for b in package]
+    assert ours and set(ours) <= set(paths)
+    assert ours == [p for p in paths if p in ours]
+    blocks_ours = ns["restore_recent"](messages, workspace, max_files=100)
+    assert all(b in package for b in blocks_ours)  # the same block, byte for byte, where both restore
 
 
 # ------------------------------------------------------------ chapter 09: the reactive layer
