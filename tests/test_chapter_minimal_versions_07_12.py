@@ -14,9 +14,12 @@ import nbformat
 
 from compaction.api_errors import is_prompt_too_long
 from compaction.backend import connect
+from compaction.course.checks.levels import sample_grep
 from compaction.course.checks.messages import course_sessions
 from compaction.course.checks.reactive import ERRORS
 from compaction.course.checks.restore import restore_session
+from compaction.levels.condense import condense_grep
+from compaction.levels.locations import missing_references
 from compaction.messages import text_of
 from compaction.models import DEFAULT_MODEL
 from compaction.placeholders import restored_path
@@ -49,7 +52,15 @@ def chapter(name: str, *functions: str) -> dict:
         cells = [s for s in code if re.search(rf"^def {function}\(", s, re.MULTILINE)]
         assert cells, f"{name} defines no function {function}"
         tree = ast.parse(cells[0])
-        defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+        defs = [  # the cell's functions, classes and UPPER_CASE constants (a compiled pattern, say)
+            n
+            for n in tree.body
+            if isinstance(n, ast.FunctionDef | ast.ClassDef)
+            or (
+                isinstance(n, ast.Assign)
+                and all(isinstance(t, ast.Name) and t.id.isupper() for t in n.targets)
+            )
+        ]
         exec("\n\n".join(ast.get_source_segment(cells[0], n) for n in defs), namespace)  # noqa: S102
     return namespace
 
@@ -117,3 +128,15 @@ def test_09_is_context_overflow_agrees_with_the_package_on_the_checks_errors():
     for make in ERRORS.values():
         error = make()
         assert ns["is_context_overflow"](error) == is_prompt_too_long(error), error
+
+
+# ------------------------------------------------------------ chapter 11: condensing a grep
+
+
+def test_11_condense_grep_has_the_package_totals_and_keeps_every_location():
+    ns = chapter("11_condense.ipynb", "condense_grep")
+    for seed in range(3):
+        grep = sample_grep(seed=seed)
+        ours = ns["condense_grep"](grep)
+        assert ours.splitlines()[0] == condense_grep(grep).splitlines()[0]
+        assert missing_references(grep, ours) == []
