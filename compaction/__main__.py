@@ -22,6 +22,7 @@ from rich.text import Text
 from compaction.agent import new_workspace, run_agent
 from compaction.api_errors import is_prompt_too_long
 from compaction.backend import BackendError, backend_name, connect
+from compaction.evaluate.cli import add_parser as add_evaluate
 from compaction.session import run_compacted_demo
 
 DEMO_TURNS = 60
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--backend", choices=("offline", "anthropic"), help="default: offline")
     demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
     demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
+    add_evaluate(commands)  # its handler is compaction.evaluate.cli.main
     return parser
 
 
@@ -53,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m compaction`` and the ``compaction`` script; returns the exit code."""
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
+    if getattr(args, "handler", None) is not None:
+        return args.handler(args, console)
     if args.compact:
         return _compacted(args, console)
     return demo(

@@ -6,15 +6,22 @@ the threshold. The triggers:
 
 - budget: the tool results of the newest user message hold more than ``max_chars`` characters
   (the layer's own test; it persists the largest of them to the store).
-- snip: the list holds more than ``max_messages`` messages; it is then cut to ``snip_to``
-  messages (default three fifths of ``max_messages``), so it fires once every few turns instead
-  of on every turn once the list is long.
+- snip: off unless ``max_messages`` is set; then the list holding more than ``max_messages``
+  messages is cut to ``snip_to`` (default three fifths of ``max_messages``), so it fires once every
+  few turns instead of on every turn once the list is long. Off by default because the comparison
+  of chapter 13 (``python -m compaction evaluate``) measured it: snip drops the middle of the
+  session, where the first error, the fixes and their reasons are, before any summary sees them.
 - micro: the estimate has passed ``micro_trigger`` (a fraction) of the summary threshold, and
   clearing frees at least ``clear_at_least`` tokens. Every clearing rewrites earlier messages and
   breaks the API's prompt cache from that message on, so old results are cleared in batches, not
   one per turn: the idea behind the API's own ``clear_at_least``.
 - summary: the estimate is over ``context_window - reserve_output - buffer`` (Claude Code: 13,000
   tokens of buffer on a 200K window; scaled down for small windows).
+
+Every summary (automatic, reactive, manual) keeps the user's instructions word for word
+(``compaction.instructions``). Two summaries in a row that leave the estimate over the threshold
+stop automatic summarizing, and an event names what no summary can remove (system prompt and
+tools, the newest turn, the summary itself) against the window: summarizing again would loop.
 
 The order is fixed for a reason: budget runs first so a large result is on disk before micro
 could replace it with a placeholder; ``order`` exists only so a lesson can show that loss.
@@ -37,6 +44,7 @@ from typing import Any
 from compaction.budget import tool_result_budget
 from compaction.events import CompactionEvent
 from compaction.guards import fraction
+from compaction.instructions import pin_instructions
 from compaction.messages import tool_use_blocks
 from compaction.micro import micro_compact
 from compaction.reactive import reactive_compact
@@ -47,6 +55,7 @@ from compaction.transcript import write_transcript
 from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
+LOOP_LIMIT = 2  # summaries in a row that leave the estimate over the threshold before summarizing stops
 LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
 
 
@@ -89,7 +98,7 @@ class Compactor:
         reserve_output: int | None = None,
         buffer: int | None = None,
         max_chars: int = 200_000,
-        max_messages: int = 50,
+        max_messages: int | None = None,
         snip_to: int | None = None,
         keep_head: int = 3,
         keep_recent: int = 3,
@@ -125,9 +134,12 @@ class Compactor:
         self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
         self.context_window = context_window
         self.threshold = summary_threshold(context_window, reserve_output, buffer)
-        snip_to = max(keep_head + 2, max_messages * 3 // 5) if snip_to is None else snip_to
-        if not keep_head < snip_to <= max_messages:
-            raise ValueError(f"snip_to ({snip_to}) must lie between keep_head ({keep_head}) and max_messages")
+        if max_messages is not None:  # snip is on
+            snip_to = max(keep_head + 2, max_messages * 3 // 5) if snip_to is None else snip_to
+            if not keep_head < snip_to <= max_messages:
+                raise ValueError(
+                    f"snip_to ({snip_to}) must lie between keep_head ({keep_head}) and max_messages"
+                )
         self.max_messages = max_messages
         self.layer_args = {
             "budget": {"max_chars": max_chars},
@@ -148,11 +160,13 @@ class Compactor:
         self.events: list[CompactionEvent] = []
         self.turn = -1  # index of the model call being prepared (like TurnRecord.index)
         self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
+        self._over = 0  # summaries in a row that left the estimate over the threshold
+        self.stopped: str | None = None  # why the loop guard stopped automatic summarizing
 
     @property
     def breaker_open(self) -> bool:
-        """True once automatic summarizing has stopped."""
-        return self.breaker.is_open
+        """True once automatic summarizing has stopped: failures (the breaker) or a loop (the guard)."""
+        return self.breaker.is_open or self.stopped is not None
 
     # ------------------------------------------------------------ counting and events
 
@@ -217,7 +231,7 @@ class Compactor:
         before = self.estimate(messages)
         if layer == "micro" and before <= self.micro_trigger * self.threshold:
             return messages, saved
-        if layer == "snip" and len(messages) <= self.max_messages:
+        if layer == "snip" and (self.max_messages is None or len(messages) <= self.max_messages):
             return messages, saved
         out = self.layers[layer](messages, **self._args(layer))
         if out == messages:
@@ -252,7 +266,7 @@ class Compactor:
 
     def _auto_summary(self, messages: list[dict]) -> list[dict]:
         before = self.estimate(messages)
-        if before <= self.threshold or self.breaker.is_open:
+        if before <= self.threshold or self.breaker_open:
             return messages
         if self.client is None or self.transcript_dir is None:
             return messages  # no model or nowhere to save the transcript: nothing to do
@@ -263,8 +277,24 @@ class Compactor:
         if out == messages:
             return self._failed(messages, before, "the summary left the list unchanged")
         self.breaker.record(success=True)
-        self._emit("summary", before, self.estimate(out), f"over threshold {self.threshold:,}")
+        after = self.estimate(out)
+        self._emit("summary", before, after, f"over threshold {self.threshold:,}")
+        self._over = self._over + 1 if after > self.threshold else 0
+        if self._over >= LOOP_LIMIT:
+            self._stop(messages, out, after)
         return out
+
+    def _stop(self, messages: list[dict], out: list[dict], after: int) -> None:
+        """The loop guard: summarizing cannot get under the threshold, so stop and say what is left."""
+        newest = sum(self.counter.message_tokens(m) for m in messages[-2:])
+        summary = self.counter.estimate(out)
+        self.stopped = (
+            f"automatic summarizing stopped: {self._over} summaries in a row left {after:,} tokens, over "
+            f"the threshold of {self.threshold:,}. What no summary can remove: the system prompt and "
+            f"tools ({self._overhead:,} tokens), the newest turn ({newest:,}) and the summary itself "
+            f"({summary:,}), in a window of {self.context_window:,}"
+        )
+        self._emit("loop_guard", after, after, self.stopped)
 
     def _failed(self, messages: list[dict], before: int, why: str) -> list[dict]:
         self.breaker.record(success=False)
@@ -281,7 +311,7 @@ class Compactor:
 
     def _summary(self, messages: list[dict], focus: str | None = None, manual: bool = False) -> list[dict]:
         self._require_model("a summary")
-        return self.layers["summary"](
+        out = self.layers["summary"](
             messages,
             client=self.client,
             transcript_dir=self.transcript_dir,
@@ -289,6 +319,7 @@ class Compactor:
             manual=manual,
             **self.summary_options,
         )
+        return pin_instructions(messages, out)
 
     def _require_model(self, what: str) -> None:
         if self.client is None or self.transcript_dir is None:
@@ -314,6 +345,7 @@ class Compactor:
         out = self.layers["reactive"](
             messages, client=self.client, transcript_dir=self.transcript_dir, **self.summary_options
         )
+        out = pin_instructions(messages, out)
         self._emit("reactive", before, self.estimate(out), str(error or "")[:120])
         return out
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from compaction.api_errors import is_prompt_too_long, too_long_counts  # noqa: F401 - public here too
 from compaction.failures import ReactiveCompactFailed, SummaryFailed  # noqa: F401 - public here too
+from compaction.guards import whole
 from compaction.messages import Message, tail_starts, validate
 from compaction.recovery import recover_once
 from compaction.summarize import summary_message
@@ -26,8 +27,7 @@ from compaction.transcript import TranscriptError, write_transcript
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
     """Where a pair-safe tail of about ``keep`` messages starts: at an assistant message, index >= 1."""
-    if not isinstance(keep, int) or keep < 1:
-        raise ValueError(f"keep must be a positive integer, not {keep!r}")
+    whole("keep", keep, minimum=1)
     starts = tail_starts(messages)
     if not starts:
         return len(messages)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from compaction.guards import whole
 from compaction.messages import Block, Message, text, text_of, tool_result_blocks, tool_use_blocks
 from compaction.paths import PathRefused, inside
 from compaction.placeholders import restored_head
@@ -64,9 +65,8 @@ def restore_files(
     max_total_tokens: int = MAX_TOTAL_TOKENS,
 ) -> list[Block]:
     """Text blocks holding the newest-read unchanged files, numbered like ``read_file``, within budget."""
-    for name, value in (("max_files", max_files), ("max_tokens_per_file", max_tokens_per_file)):
-        if not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    whole("max_files", max_files)
+    whole("max_tokens_per_file", max_tokens_per_file)
     root, candidates = Path(workspace).resolve(), {}  # path -> its block, newest read first
     for path, seen in seen_files(messages):
         try:

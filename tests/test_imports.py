@@ -22,7 +22,7 @@ TIERS = {
         "paths failures recovery"
     ),
     1: "offline.*",
-    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache",
+    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
     3: "pipeline recent_turns",
     4: "shell tools agent backend session importers importers.* replay.*",
     5: "levels.*",

@@ -124,27 +124,30 @@ def test_the_watcher_reports_each_signal_once_and_before_it_acts(session, tmp_pa
     watcher = SignalWatcher(transcript_dir=tmp_path, on_notice=tell)
     out = watcher.prepare(session)
     assert log and all(files == 0 for files, _ in log), "compaction started before the user was told"
-    assert [s.kind for s in watcher.events] == [k for _, k in log]
+    assert all(e.tokens_after < e.tokens_before for e in watcher.events), "acting shrinks the list"
+    assert [s.kind for s in watcher.signals] == [k for _, k in log]
     assert (tmp_path / "transcript-0001.jsonl").exists(), "the transcript must be on disk"
     validate(out)
     assert len(out) < len(session)
     again = watcher.prepare(out)
-    assert again == out and len(watcher.events) == len(log), "a signal was reported twice"
+    assert again == out and len(watcher.signals) == len(log), "a signal was reported twice"
 
 
 def test_watcher_events_carry_the_model_call_they_preceded(session, tmp_path):
     watcher = SignalWatcher(transcript_dir=tmp_path, act=False)
     for end in range(1, len(session) + 1, 2):  # the lists the agent loop hands to prepare
         watcher.prepare(session[:end])
-    first = next(s for s in watcher.events if s.kind == "phase_transition")
+    first = next(s for s in watcher.signals if s.kind == "phase_transition")
     assert first.turn == 6, "the first edit is model call 5; the next prepare (call 6) reports it"
-    assert first.layer == "phase_transition"
+    event = next(e for e in watcher.events if e.layer == "phase_transition")
+    assert (event.turn, event.detail) == (6, first.notice), "each signal is also an event for the plots"
+    assert len(watcher.events) == len(watcher.signals)
 
 
 def test_a_watcher_that_only_watches_returns_the_list_unchanged(session, tmp_path):
     watcher = SignalWatcher(transcript_dir=tmp_path, act=False)
     assert watcher.prepare(session) is session
-    assert watcher.events and not list(tmp_path.iterdir())
+    assert watcher.signals and not list(tmp_path.iterdir())
 
 
 def test_the_watcher_runs_as_the_offline_agents_prepare_hook(tmp_path):
@@ -161,5 +164,5 @@ def test_the_watcher_runs_as_the_offline_agents_prepare_hook(tmp_path):
     )
     assert result.error is None
     validate(result.messages)
-    assert "phase_transition" in [s.kind for s in watcher.events]
+    assert "phase_transition" in [s.kind for s in watcher.signals]
     assert any("phase complete" in str(m["content"]) for m in result.messages)

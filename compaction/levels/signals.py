@@ -19,11 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from compaction.events import CompactionEvent
 from compaction.levels.condense import condense
 from compaction.levels.phase_summary import compact_phases, statement
 from compaction.levels.phases import action_of, detect_phases
 from compaction.messages import Message, text_of, tool_inputs, tool_names, tool_result_blocks, tool_use_blocks
 from compaction.store import OutputStore
+from compaction.tokens import estimate_tokens
 
 MAX_TURNS = 20
 MAX_LINES = 500
@@ -51,11 +53,6 @@ class Signal:
     action: str
     notice: str
     key: str  # what makes this signal the same one on a later, longer list
-
-    @property
-    def layer(self) -> str:
-        """The signal's kind, under the name ``plots.token_timeline`` reads events by."""
-        return self.kind
 
 
 def _turn(messages: Sequence[Message], index: int) -> int:
@@ -168,7 +165,8 @@ class SignalWatcher:
         self.store = store or OutputStore(self.transcript_dir)
         self.act, self.on_notice = act, on_notice
         self.max_turns, self.max_lines = max_turns, max_lines
-        self.events: list[Signal] = []  # every signal reported, in order; turn = the model call it preceded
+        self.signals: list[Signal] = []  # every signal reported, in order; turn = the model call it preceded
+        self.events: list[CompactionEvent] = []  # the same, as events the plots and widgets read
         self._seen: set[str] = set()
         self._calls = 0  # prepare calls so far: the 0-based index of the model call about to be made
 
@@ -180,16 +178,21 @@ class SignalWatcher:
         self._calls += 1
         for signal in new:  # the user is told before anything changes
             self._seen.add(signal.key)
-            self.events.append(signal)
+            self.signals.append(signal)
             if self.on_notice:
                 self.on_notice(signal)
-        if not self.act or not new:
+        if not new:
             return messages
+        before = after = estimate_tokens(messages, "tiktoken")
         actions = {s.action for s in new}
-        if "condense_output" in actions:
+        if self.act and "condense_output" in actions:
             messages = condense_outputs(messages, store=self.store, max_lines=self.max_lines)
-        if actions & {"summarize_phase", "compact_now"}:
+        if self.act and actions & {"summarize_phase", "compact_now"}:
             messages = compact_phases(messages, transcript_dir=self.transcript_dir)
+        if self.act:
+            after = estimate_tokens(messages, "tiktoken")
+        for signal in new:  # every signal of this call shares the call's before and after
+            self.events.append(CompactionEvent(signal.turn, signal.kind, before, after, signal.notice))
         return messages
 
 

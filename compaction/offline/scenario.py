@@ -6,6 +6,8 @@ summary that names ``[step N]`` in its Current Work resumes at step N + 1. Befor
 edits a file, it checks that the text it will replace is still visible in the request; when a
 layer has cleared or dropped that read, it reads the file again first (``[step N re-read]``).
 Same seed and same messages give the same bytes: ids come from a hash, never from a clock.
+When the user's constraint (fix the library, ``not in the tests``) is no longer anywhere in the
+user's messages or a summary, a fix step takes ``plan.shortcut``: it edits the failing test instead.
 Deliberately left out: reacting to the content of results beyond test summaries and errors
 (the plan is fixed), and tools the request does not offer (without tools it only talks).
 """
@@ -107,6 +109,8 @@ def textstats(messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict]
     if step > len(plan.PLAN):
         return [text(f"{reaction(messages)}{plan.DONE} {state.marker(len(plan.PLAN) + 1)}")], "end_turn"
     current = plan.PLAN[step - 1]
+    if not state.user_says(messages, plan.CONSTRAINT):  # the agent acts on what its context still says
+        current = plan.shortcut(current) or current
     missing = [] if reread else missing_files(messages, current)
     if missing:
         files = ", ".join(missing)

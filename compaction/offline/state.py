@@ -111,6 +111,18 @@ def run_outcome(text: str) -> tuple[int, int] | None:
     return (int(found[-1][0]), int(found[-1][1])) if found else None
 
 
+def user_says(messages: list, words: str) -> bool:
+    """True when a text block of a user message (the user's words, a summary) contains ``words``."""
+    words = " ".join(words.split()).lower()
+    return any(
+        words in " ".join(str(b.get("text", "")).split()).lower()
+        for m in messages
+        if m.get("role") == "user"
+        for b in blocks(m)
+        if b.get("type") == "text"
+    )
+
+
 def last_user_text(messages: list) -> str:
     """The user's own words in the last message ('' when it only holds tool results)."""
     if not messages or messages[-1].get("role") != "user":

@@ -1,0 +1,264 @@
+"""Checks for chapter 13: answering a probe, writing probes, predicting losses, tuning the default.
+
+``check_answered`` is differential: the learner's ``answered(evidence, messages)`` must agree with
+the package's probe matching on every string-only probe of the 40-turn offline set, against the
+whole session and against it masked and snipped, plus the cases the known-wrong answers fail
+(case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
+``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
+prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
+setting. Deliberately left out: judging whether a probe is a *good* question; only that it is
+well formed, answerable, and of the kind it says.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from compaction.agent import sample_session
+from compaction.course.checks import CheckReport, run_cases
+from compaction.evaluate.compare import PROBES, offline_session
+from compaction.evaluate.probes import KINDS, Probe, ProbeError, answers, context_text, load_probes, probe
+from compaction.levels.checkpoint import files_modified
+from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.micro import micro_compact
+from compaction.pipeline import Compactor
+from compaction.snip import snip_compact
+
+EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
+PREDICT_TURNS = 40
+PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
+PREDICT_PROBES = (
+    "first-run-counts",
+    "ties-assertion",
+    "why-ngrams",
+    "edit-counts-fix",
+    "fix-library-not-tests",
+    "single-file-tests",
+)
+
+
+# ---------------------------------------------------------------- the chapter: answered(evidence, messages)
+
+
+def _agree(fn: Callable, evidence: list[str], messages: list[dict], label: str) -> None:
+    want = answers(context_text(messages), Probe("p", "recall", "q", tuple(evidence)))
+    got = fn(list(evidence), copy.deepcopy(messages))
+    assert got == want, (
+        f"{label}: evidence {evidence!r} is {'in' if want else 'not in'} the context, you said {got!r}"
+    )
+
+
+def check_answered(answered: Callable) -> CheckReport:
+    """Chapter 13: ``answered(evidence, messages)`` is True when every evidence string is in the context."""
+    session = sample_session(PREDICT_TURNS)
+    contexts = {
+        "the whole session": session,
+        "masked (keep 3 results)": micro_compact(session, keep_recent=3),
+        "snipped to 20 messages": snip_compact(session, max_messages=20),
+    }
+    plain = [
+        p
+        for p in load_probes(PROBES / f"offline-{PREDICT_TURNS}.json")
+        if all(isinstance(e, str) for e in p.evidence)
+    ]
+
+    def every_probe(messages: list[dict], label: str) -> None:
+        for p in plain:
+            _agree(answered, list(p.evidence), messages, f"{label}, probe {p.id}")
+
+    read = [
+        user("Fix it."),
+        assistant(tool_use("toolu_1", "read_file", {"path": "a.py"})),
+        user(tool_result("toolu_1", "     1\tdef parse(s):\n     2\t    return  s.split(',')")),
+        assistant(
+            text("Editing."),
+            tool_use("toolu_2", "edit_file", {"path": "a.py", "old_text": "x", "new_text": "y + 1"}),
+        ),
+        user(tool_result("toolu_2", "[Old tool result cleared: edit_file a.py]")),
+    ]
+    cases: list[tuple[str, Callable[[], None]]] = [
+        (f"{len(plain)} probes, {label}", lambda m=m, label=label: every_probe(m, label))
+        for label, m in contexts.items()
+    ]
+    cases += [
+        ("upper and lower case are the same", lambda: _agree(answered, ["FIX IT"], read, "case")),
+        (
+            "extra spaces and new lines do not matter",
+            lambda: _agree(answered, ["return s.split"], read, "spacing"),
+        ),
+        (
+            "read_file's line numbers are not part of the file",
+            lambda: _agree(answered, ["def parse(s): return s.split"], read, "line numbers"),
+        ),
+        (
+            "a tool call's input is in the context",
+            lambda: _agree(answered, ["a.py", "y + 1"], read, "tool input"),
+        ),
+        (
+            "every evidence string must be there",
+            lambda: _agree(answered, ["a.py", "y + 2"], read, "all, not any"),
+        ),
+        (
+            "a cleared result no longer answers",
+            lambda: _agree(answered, ["replaced 1 occurrence"], read, "cleared"),
+        ),
+    ]
+    return run_cases("answered", cases)
+
+
+# ---------------------------------------------------------------- exercise 1: write probes for a session
+
+
+def _learner_probes(fn: Callable) -> list[Probe]:
+    items = fn()
+    assert isinstance(items, list), f"return a list of probe dicts, not {type(items).__name__}"
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(probe(item, f"probe {i}"))
+        except ProbeError as exc:
+            raise AssertionError(str(exc)) from None
+    ids = [p.id for p in out]
+    assert len(ids) == len(set(ids)), f"ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}"
+    return out
+
+
+def check_probes(write_probes: Callable) -> CheckReport:
+    """Exercise 1: at least six probes of all five kinds for ``sample_session(30)``, each answerable."""
+    session = sample_session(EXERCISE_TURNS)
+    masked = micro_compact(session, keep_recent=3)
+
+    def well_formed() -> None:
+        assert len(_learner_probes(write_probes)) >= 6, "write at least six probes"
+
+    def every_kind() -> None:
+        kinds = {p.kind for p in _learner_probes(write_probes)}
+        assert kinds == set(KINDS), f"missing kinds: {', '.join(k for k in KINDS if k not in kinds)}"
+
+    def answerable() -> None:
+        text = context_text(session)
+        wrong = [p.id for p in _learner_probes(write_probes) if not answers(text, p)]
+        assert not wrong, f"the session does not answer: {', '.join(wrong)} (evidence must be copied from it)"
+
+    def artifacts() -> None:
+        text = " ".join(
+            " ".join(map(str, p.evidence)) for p in _learner_probes(write_probes) if p.kind == "artifact"
+        )
+        missing = [f.split(" (")[0] for f in files_modified(session) if f.split(" (")[0] not in text]
+        assert not missing, f"no artifact probe names {', '.join(missing)}, which the session modified"
+
+    def something_to_lose() -> None:
+        text = context_text(masked)
+        assert any(not answers(text, p) for p in _learner_probes(write_probes)), (
+            "masking 3 keeps every probe: ask about something an old tool result showed"
+        )
+
+    return run_cases(
+        "probes for sample_session(30)",
+        [
+            ("at least six well-formed probes", well_formed),
+            ("all five kinds", every_kind),
+            ("each answered by the whole session", answerable),
+            ("an artifact probe for every file modified", artifacts),
+            ("at least one that masking 3 loses", something_to_lose),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- exercise 2: which strategy loses a probe
+
+
+@lru_cache(maxsize=1)
+def measured_losses() -> dict[str, frozenset[str]]:
+    """probe id -> the strategies whose final context no longer answers it (40-turn offline session)."""
+    session = offline_session(PREDICT_TURNS)
+    session.probes = [p for p in session.probes if p.id in PREDICT_PROBES]
+    lost: dict[str, set[str]] = {p: set() for p in PREDICT_PROBES}
+    for strategy in PREDICT_STRATEGIES:
+        for probe_id in session.replay(strategy).score.missed:
+            lost[probe_id].add(strategy)
+    return {k: frozenset(v) for k, v in lost.items()}
+
+
+def _names(value: Any) -> set[str]:
+    if isinstance(value, str):
+        value = [value]
+    return {" ".join(str(v).split()).lower() for v in value}
+
+
+def check_predictions(predict: Callable) -> CheckReport:
+    """Exercise 2: for each probe, the strategies that lose it, as measured on the 40-turn session."""
+
+    def one(probe_id: str) -> None:
+        said = predict()
+        assert isinstance(said, dict), f"return a dict probe id -> strategies, not {type(said).__name__}"
+        got = _names(said.get(probe_id, ()))
+        unknown = got - set(PREDICT_STRATEGIES)
+        assert not unknown, (
+            f"{probe_id}: unknown strategies {sorted(unknown)}; use {', '.join(PREDICT_STRATEGIES)}"
+        )
+        want = set(measured_losses()[probe_id])
+        assert got == want, (
+            f"{probe_id}: you said lost by {sorted(got) or 'none'}, measured {sorted(want) or 'none'}"
+        )
+
+    return run_cases("predictions", [(f"probe {p}", lambda p=p: one(p)) for p in PREDICT_PROBES])
+
+
+# ---------------------------------------------------------------- exercise 3: one setting along the frontier
+
+
+@lru_cache(maxsize=1)
+def _default_pipeline() -> tuple[float, float, float]:
+    session = offline_session(PREDICT_TURNS)
+    none, default = session.replay("none"), session.replay("pipeline")
+    return none.cost.units, default.cost.units, default.score.share
+
+
+def check_tuning(tuned_settings: Callable) -> CheckReport:
+    """Exercise 3: one Compactor setting that makes the 40-turn pipeline cheaper, keeping as many probes."""
+    parameters = set(inspect.signature(Compactor).parameters) - {
+        "store",
+        "client",
+        "transcript_dir",
+        "context_window",
+    }
+    outcome: dict[str, Any] = {}
+
+    def settings() -> dict:
+        got = tuned_settings()
+        assert isinstance(got, dict), f"return a dict of Compactor settings, not {type(got).__name__}"
+        assert len(got) == 1, f"change exactly one setting, not {len(got)}: {sorted(got)}"
+        name = next(iter(got))
+        assert name in parameters, (
+            f"{name!r} is not a Compactor setting; some are: {', '.join(sorted(parameters)[:8])}"
+        )
+        return got
+
+    def replayed() -> Any:
+        if "replay" not in outcome:
+            outcome["replay"] = offline_session(PREDICT_TURNS).replay("pipeline", settings())
+        return outcome["replay"]
+
+    def cheaper() -> None:
+        none, default, _ = _default_pipeline()
+        mine = replayed().cost.units
+        assert mine < default, f"costs {mine / none:.0%} of none; the default costs {default / none:.0%}"
+
+    def keeps() -> None:
+        _, _, share = _default_pipeline()
+        mine = replayed().score.share
+        assert mine >= share, f"keeps {mine:.0%} of the probes; the default keeps {share:.0%}"
+
+    return run_cases(
+        "one setting, cheaper, as many probes",
+        [
+            ("exactly one Compactor setting", settings),
+            ("cheaper than the default", cheaper),
+            ("keeps as many probes", keeps),
+        ],
+    )

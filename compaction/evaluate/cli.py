@@ -1,0 +1,94 @@
+"""``python -m compaction evaluate``: every strategy on every session, as tables, then one line.
+
+``--quick`` compares on the 150-turn offline session and two real sessions; ``--session FILE``
+(``.jsonl`` Claude Code, ``.traj`` SWE-agent) with ``--probes FILE`` scores any session (probes
+found automatically without it); ``--save-final DIR`` writes each strategy's final context as
+JSON. The last line is the default pipeline on the 150-turn offline session (when it was run).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from compaction.evaluate import compare
+from compaction.evaluate.probes import ProbeError
+from compaction.evaluate.replay import Replay, keep_final
+from compaction.evaluate.strategies import STRATEGIES
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``evaluate`` subcommand to the ``compaction`` command's subparsers."""
+    parser = commands.add_parser(
+        "evaluate", help="compare strategies: what each context still knows, at what cost"
+    )
+    parser.add_argument("--quick", action="store_true", help="the 150-turn offline session and two real ones")
+    parser.add_argument("--session", type=Path, help="a session file to score (.jsonl or .traj)")
+    parser.add_argument("--probes", type=Path, help="a JSON probe file for --session")
+    parser.add_argument("--window", type=int, help="context window for --session (default: a third of it)")
+    parser.add_argument("--strategy", action="append", choices=STRATEGIES, help="only these (repeatable)")
+    parser.add_argument("--save-final", type=Path, metavar="DIR", help="write each final context as JSON")
+    parser.set_defaults(handler=main)
+    return parser
+
+
+def main(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Run the comparison the arguments ask for and print it; 0 on success, 2 on bad input."""
+    console = console or Console(highlight=False)
+    if args.probes is not None and args.session is None:
+        console.print("error: --probes needs --session", style="red")
+        return 2
+    try:
+        if args.session is not None:
+            sessions = [compare.recorded_session(args.session, args.probes, args.window)]
+        else:
+            sessions = compare.default_sessions(args.quick)
+    except (OSError, ValueError, ProbeError) as exc:
+        console.print(f"error: {exc}", style="red", markup=False)
+        return 2
+    strategies = args.strategy or list(STRATEGIES)
+    replays = run_with_progress(sessions, strategies, console)
+    for session in sessions:
+        rows = [compare.row(r, replays)[1:] for r in replays if r.session == session.label]
+        console.print(
+            f"\n{session.label} (window {session.window:,}; {len(session.probes)} probes)", markup=False
+        )
+        console.print(compare.text_table(compare.COLUMNS[1:], rows), markup=False, soft_wrap=True)
+    if args.save_final is not None:
+        for r in replays:
+            keep_final(r, args.save_final)
+        console.print(f"\nfinal contexts written to {args.save_final}", markup=False)
+    print_goal(replays, console)
+    labels = [s.label for s in sessions]
+    main_session = compare.HEADLINE if compare.HEADLINE in labels else labels[0]
+    console.print(compare.headline(replays, main_session), markup=False, soft_wrap=True)
+    return 0
+
+
+def run_with_progress(sessions: list, strategies: list[str], console: Console) -> list[Replay]:
+    """``compare.run`` with a progress bar over the replays."""
+    columns = (TextColumn("replay"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.description}"))
+    with Progress(*columns, console=console, transient=True) as progress:
+        bar = progress.add_task("", total=len(sessions) * len(strategies))
+
+        def done(replay: Replay) -> None:
+            progress.update(bar, advance=1, description=f"{replay.session}: {replay.strategy}")
+
+        return compare.run(sessions, strategies, on_done=done)
+
+
+def print_goal(replays: list[Replay], console: Console) -> None:
+    """The default pipeline against item 4's goal, and which probes it lost to which layer."""
+    checks = compare.goal(replays)
+    if not checks:
+        return
+    console.print(f"\ngoal for the default pipeline, {compare.HEADLINE}:", markup=False)
+    for criterion, measured, met in checks:
+        console.print(f"  {'met' if met else 'NOT met'}: {criterion} (measured: {measured})", markup=False)
+    mine = next(r for r in replays if r.session == compare.HEADLINE and r.strategy == compare.DEFAULT)
+    for layer, ids in compare.losses(mine).items():
+        console.print(f"  lost to {layer}: {', '.join(ids)}", markup=False, soft_wrap=True)

@@ -1,0 +1,215 @@
+"""The comparison: every strategy on every session, as rows, the goal check, and the last line.
+
+Sessions are the offline scenario at 40, 80 and 150 turns in an 8,000-token window (``--quick``:
+150 only) and the recorded sessions in ``../shared/data`` that are long enough to need compaction,
+each replayed in a window of a third of its size (at least twice its first message). Probes come
+from ``compaction/evaluate/probes/`` (``offline-150.json``, ``<session file stem>.json``), or are
+found automatically (``compaction.evaluate.find``) for a session without a file.
+Deliberately left out: running sessions in parallel (2 cores; one replay takes a few seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compaction.evaluate.find import find_probes
+from compaction.evaluate.probes import KINDS, Probe, load_probes
+from compaction.evaluate.replay import Replay, replay_messages, replay_offline
+from compaction.evaluate.strategies import STRATEGIES
+from compaction.importers import load_session
+from compaction.tokens import estimate_tokens
+
+PROBES = Path(__file__).resolve().parent / "probes"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+OFFLINE_WINDOW = 8_000
+DEFAULT = "pipeline"
+HEADLINE = "offline 150 turns"  # the session of the last line and of the goal
+GOAL = {"probes": 0.95, "artifacts": 1.0, "removed": 0.90}  # item 4 of the issue: the default's goal
+
+
+@dataclass
+class Session:
+    """One session to compare on: offline (``turns``) or recorded (``messages``), and its probes."""
+
+    label: str
+    probes: list[Probe]
+    turns: int | None = None
+    messages: list[dict] = field(default_factory=list)
+    window: int = OFFLINE_WINDOW
+
+    def replay(self, strategy: str, settings: dict | None = None) -> Replay:
+        """Replay this session under one strategy."""
+        if self.turns is not None:
+            return replay_offline(
+                strategy, turns=self.turns, window=self.window, probes=self.probes, settings=settings
+            )
+        return replay_messages(
+            self.messages,
+            strategy,
+            window=self.window,
+            probes=self.probes,
+            label=self.label,
+            settings=settings,
+        )
+
+
+def offline_session(turns: int, window: int = OFFLINE_WINDOW) -> Session:
+    """The offline scenario at ``turns`` turns with its probe file."""
+    return Session(
+        f"offline {turns} turns", load_probes(PROBES / f"offline-{turns}.json"), turns=turns, window=window
+    )
+
+
+def replay_window(messages: Sequence[dict]) -> int:
+    """A third of the session, but room for twice its first message (the task must fit) and 4,000."""
+    first = estimate_tokens(list(messages[:1]), "tiktoken")
+    return max(4_000, estimate_tokens(list(messages), "tiktoken") // 3, 2 * first)
+
+
+def recorded_session(
+    path: str | Path, probes: str | Path | None = None, window: int | None = None
+) -> Session:
+    """A recorded session file (.jsonl or .traj) with its probes: given, in ``PROBES``, or found."""
+    path = Path(path)
+    messages = load_session(path)
+    probe_file = Path(probes) if probes is not None else PROBES / f"{path.stem}.json"
+    found = load_probes(probe_file) if probe_file.is_file() else find_probes(messages)
+    return Session(path.stem, found, messages=messages, window=window or replay_window(messages))
+
+
+def real_sessions(folder: str | Path = DATA, min_tokens: int = 4_000) -> list[Session]:
+    """The recorded sessions under ``folder`` long enough to need compaction ([] when absent)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    files = sorted(p for p in folder.rglob("*") if p.suffix in (".jsonl", ".traj") and p.is_file())
+    sessions = [recorded_session(p) for p in files]
+    return [s for s in sessions if estimate_tokens(s.messages, "tiktoken") > min_tokens]
+
+
+def default_sessions(quick: bool = False) -> list[Session]:
+    """What ``evaluate`` compares: the offline scenario (150 turns when quick) and real sessions."""
+    offline = [offline_session(t) for t in ((150,) if quick else (40, 80, 150))]
+    real = real_sessions()
+    return offline + (real[:2] if quick else real)
+
+
+def run(
+    sessions: Iterable[Session],
+    strategies: Sequence[str] = STRATEGIES,
+    on_done: Callable[[Replay], None] | None = None,
+) -> list[Replay]:
+    """Every strategy on every session, in order."""
+    out = []
+    for session in sessions:
+        for strategy in strategies:
+            replay = session.replay(strategy)
+            out.append(replay)
+            if on_done is not None:
+                on_done(replay)
+    return out
+
+
+def baseline(replays: Sequence[Replay], session: str) -> Replay | None:
+    """The ``none`` replay of a session, if it was run."""
+    return next((r for r in replays if r.session == session and r.strategy == "none"), None)
+
+
+def percent(value: float | None) -> str:
+    """A share as a whole percentage, '-' when there is none."""
+    return "-" if value is None else f"{value:.0%}"
+
+
+COLUMNS = (
+    "session", "strategy", "outcome", "peak", "final", "removed", "sent", "cost", "of none",
+    "breaks", "summaries", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached",
+)  # fmt: skip
+
+
+def row(replay: Replay, replays: Sequence[Replay]) -> list[str]:
+    """One replay as a table row (strings, numbers with thousands separators)."""
+    none = baseline(replays, replay.session)
+    share = replay.cost.units / none.cost.units if none and none.cost.units else None
+    score = replay.score
+    kinds = [percent(score.by_kind(k)) if score else "-" for k in KINDS]
+    return [
+        replay.session,
+        replay.strategy,
+        replay.outcome,
+        f"{replay.peak:,}",
+        f"{replay.final_tokens:,}",
+        percent(replay.removed),
+        f"{replay.cost.sent:,}",
+        f"{replay.cost.units:,.0f}",
+        percent(share),
+        str(replay.cost.breaks),
+        str(replay.summaries),
+        "-" if replay.rereads is None else str(replay.rereads),
+        percent(score.share) if score else "-",
+        *kinds,
+        str(len(replay.unreached)),
+    ]
+
+
+def headline(replays: Sequence[Replay], session: str = HEADLINE) -> str:
+    """The last line: the default pipeline on the 150-turn offline session against ``none``."""
+    mine = next((r for r in replays if r.session == session and r.strategy == DEFAULT), None)
+    none = baseline(replays, session)
+    if mine is None or none is None or mine.score is None:
+        return f"default pipeline, {session}: not measured (run it with the 'none' strategy)"
+    return (
+        f"default pipeline, {session}: probes {percent(mine.score.share)} "
+        f"(artifacts {percent(mine.score.by_kind('artifact'))}), tokens removed {percent(mine.removed)}, "
+        f"cost {percent(mine.cost.units / none.cost.units)} of none"
+    )
+
+
+def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, str, bool]]:
+    """Item 4's goal for the default pipeline, criterion by criterion: (criterion, measured, met)."""
+    mine = next((r for r in replays if r.session == session and r.strategy == DEFAULT), None)
+    if mine is None or mine.score is None:
+        return []
+    artifacts = mine.score.by_kind("artifact")
+    rivals = [
+        r for r in replays
+        if r.session == session and r.strategy != DEFAULT and r.score is not None
+        and r.score.share >= mine.score.share and not r.outcome.startswith(("refused", "over"))
+    ]  # fmt: skip
+    cheaper = [r.strategy for r in rivals if r.cost.units < mine.cost.units]
+    return [
+        (
+            f"probes kept >= {GOAL['probes']:.0%}",
+            percent(mine.score.share),
+            mine.score.share >= GOAL["probes"],
+        ),
+        ("artifacts kept 100%", percent(artifacts), artifacts is None or artifacts >= GOAL["artifacts"]),
+        (f"tokens removed >= {GOAL['removed']:.0%}", percent(mine.removed), mine.removed >= GOAL["removed"]),
+        (
+            "no strategy keeping as many probes costs less",
+            ", ".join(cheaper) + " cost less" if cheaper else "none cheaper",
+            not cheaper,
+        ),
+    ]
+
+
+def losses(replay: Replay) -> dict[str, list[str]]:
+    """The probes a replay lost, grouped by the pass that last removed them."""
+    out: dict[str, list[str]] = {}
+    for probe_id in replay.score.missed if replay.score else []:
+        _, layer = replay.lost.get(probe_id, (0, "never in the context"))
+        out.setdefault(layer, []).append(probe_id)
+    return out
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Rows under a header as aligned plain text: the first two columns left, the rest right."""
+    cells = [list(header), *[list(r) for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        for r in cells
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(line.rstrip() for line in lines)

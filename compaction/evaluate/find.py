@@ -1,0 +1,128 @@
+"""Probes found in a session automatically: the user's constraints, files modified, errors, reasons.
+
+``find_probes(session)`` reads a whole (uncompacted) session and writes probes of the five kinds:
+
+- instruction: a sentence of the user's own words that constrains the work (not, never, only,
+  must, always, without, avoid, make sure, instead);
+- artifact: every file an edit or write touched, with a line the last change put in it;
+- recall: the first error lines of failed calls and the first test summary;
+- decision: the agent's own sentences that give a reason (because, since, so that, found it);
+- continuation: the last call the agent made (what the work was doing when the session ended).
+
+Evidence is copied, never paraphrased, and cut to a short distinctive piece, so a context that
+keeps the fact keeps the piece. Hand-written probe files are better; these are a start for any
+session. Deliberately left out: facts in files the agent only read, and judging importance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from compaction.evaluate.probes import Probe
+from compaction.levels.phases import action_of
+from compaction.messages import blocks, text_of, tool_result_blocks, tool_use_blocks
+
+CONSTRAINT = re.compile(
+    r"\b(not|never|only|must|always|without|avoid|make sure|instead|don't|do not)\b", re.IGNORECASE
+)
+REASON = re.compile(r"\b(because|since|so that|found it|the (?:bug|problem|issue|cause) is)\b", re.IGNORECASE)
+ERROR_LINE = re.compile(
+    r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b.*|FAILED .*|ERROR: .*|error: .*|Traceback .*)$", re.MULTILINE
+)
+TEST_SUMMARY = re.compile(r"\b\d+ (?:passed|failed)(?:, \d+ (?:passed|failed))*\b")
+NEW_TEXT_KEYS = ("new_text", "new_string", "new_str", "content", "file_text")
+LIMITS = {"instruction": 5, "recall": 6, "decision": 5}
+
+
+def piece(value: str, limit: int = 60) -> str:
+    """``value`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    value = " ".join(str(value).split())
+    if len(value) <= limit:
+        return value
+    cut = value[:limit].rsplit(" ", 1)[0]
+    return cut if len(cut) >= limit // 2 else value[:limit]
+
+
+def sentences(value: str) -> Iterator[str]:
+    """The sentences and lines of a text, stripped, empty ones skipped."""
+    for line in str(value).splitlines():
+        for sentence in re.split(r"(?<=[.!?])\s+", line):
+            if sentence.strip():
+                yield sentence.strip()
+
+
+def user_words(session: Sequence[dict]) -> Iterator[str]:
+    """The user's own text blocks (not tool results, not harness notes in square brackets)."""
+    for m in session:
+        if m.get("role") == "user":
+            for b in blocks(m):
+                if b.get("type") == "text" and not str(b.get("text", "")).lstrip().startswith("["):
+                    yield str(b["text"])
+
+
+def edits(session: Sequence[dict]) -> dict[str, str]:
+    """Each file edited or written -> a line its last change put there ('' when none is known)."""
+    changed: dict[str, str] = {}  # path -> added line
+    opened = None  # SWE-agent edits the file opened last
+    for m in session:
+        for use in tool_use_blocks(m):
+            args = use.get("input") or {}
+            kind, path = action_of(str(use.get("name", "")), args)
+            path = path or (opened if kind == "edit" else None)
+            opened = path if kind in ("read", "edit") and path else opened
+            if kind == "edit" and path:
+                changed[path] = added_line(args)
+    return changed
+
+
+def added_line(args: dict) -> str:
+    """The first line an edit's new text adds that its old text did not have."""
+    new = next((str(args[k]) for k in NEW_TEXT_KEYS if isinstance(args.get(k), str)), "")
+    if not new and isinstance(args.get("command"), str):  # SWE-agent: "edit 3:5\n<text>\nend_of_edit"
+        new = "\n".join(args["command"].splitlines()[1:]).split("end_of_edit")[0]
+    old = {line.strip() for line in str(args.get("old_text") or args.get("old_string") or "").splitlines()}
+    lines = [line.strip() for line in new.splitlines() if len(line.strip()) > 3]
+    return piece(next((line for line in lines if line not in old), lines[0] if lines else ""))
+
+
+def find_probes(session: Sequence[dict], limits: dict[str, int] | None = None) -> list[Probe]:
+    """Probes of all five kinds found in a session (empty kinds left out); ``limits``: most per kind."""
+    found: list[Probe] = []
+    limits = {**LIMITS, **(limits or {})}
+
+    def add(kind: str, question: str, *evidence: str) -> None:
+        evidence = tuple(e for e in evidence if e)
+        n = sum(p.kind == kind for p in found)
+        if evidence and n < limits.get(kind, 10**6) and all(p.evidence != evidence for p in found):
+            found.append(Probe(f"{kind}-{n + 1}", kind, question, evidence))
+
+    for said in user_words(session):
+        for s in sentences(said):
+            if CONSTRAINT.search(s) and len(s) > 12:
+                add("instruction", f"What did the user ask: ... {piece(s, 40)}?", piece(s))
+    for path, line in edits(session).items():
+        add("artifact", f"How was {path} changed?", path, line)
+    summary = None
+    for m in session:
+        for b in tool_result_blocks(m):
+            body = text_of(b.get("content"))
+            summary = summary or (TEST_SUMMARY.search(body) and TEST_SUMMARY.search(body).group(0))
+            hits = ERROR_LINE.findall(body)  # an exception's own line says more than "FAILED test_x"
+            hit = next((h for h in hits if re.search(r"(Error|Exception)\b", h)), hits[0] if hits else "")
+            if hit and (b.get("is_error") or "Traceback" in body or "FAILED" in body or "Error" in hit):
+                add("recall", "Which error came up?", piece(hit, 80))
+    if summary:
+        add("recall", "What did the first test run report?", summary)
+    for m in session:
+        if m.get("role") == "assistant":
+            for b in blocks(m):
+                for s in sentences(b.get("text", "")) if b.get("type") == "text" else ():
+                    if REASON.search(s):
+                        add("decision", f"Why: {piece(s, 40)}?", piece(s[REASON.search(s).start() :]))
+    last = next((u for m in reversed(session) for u in tool_use_blocks(m)), None)
+    if last is not None:
+        args = last.get("input") or {}
+        target = args.get("command") or args.get("path") or args.get("file_path") or args.get("pattern") or ""
+        add("continuation", "What was the agent doing when the session ended?", piece(str(target)))
+    return found

@@ -1,0 +1,185 @@
+"""Probes: questions about a session that its final context can or cannot still answer.
+
+A probe has a ``kind`` (one of ``KINDS``: a recalled fact, an artifact changed, where the work
+continues, why something was decided, an instruction the user gave), a ``question``, and the
+``evidence`` that answers it. It is answered when every evidence item is in the text of the final
+context: a string (compared case-insensitively, whitespace collapsed), ``{"any": [...]}`` (one of
+them), or ``{"regex": "..."}``. Probe sets are JSON files anyone can write::
+
+    {"session": "offline 150 turns", "probes": [
+      {"id": "fix-ngrams", "kind": "artifact", "question": "How was textstats/ngrams.py changed?",
+       "evidence": ["textstats/ngrams.py", {"any": ["n + 1", "off-by-one"]}]}]}
+
+Deliberately left out: partial credit and paraphrase; a probe is answered by the text or it is not.
+Asking a real model the questions is ``compaction.evaluate.grade``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compaction.messages import blocks, text_of
+
+KINDS = ("recall", "artifact", "continuation", "decision", "instruction")
+_NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
+_SPACE = re.compile(r"\s+")
+
+
+class ProbeError(ValueError):
+    """A probe file or probe that cannot be used, with where and why."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One question about a session, and the evidence in a context that answers it."""
+
+    id: str
+    kind: str
+    question: str
+    evidence: tuple  # str | {"any": [str]} | {"regex": str}, all required
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The probe as the JSON object a probe file holds."""
+        out = {"id": self.id, "kind": self.kind, "question": self.question, "evidence": list(self.evidence)}
+        return {**out, "note": self.note} if self.note else out
+
+
+def probe(data: Mapping[str, Any], where: str = "probe") -> Probe:
+    """A ``Probe`` from its JSON object; ``ProbeError`` naming ``where`` and the field otherwise."""
+    if not isinstance(data, Mapping):
+        raise ProbeError(f"{where}: a probe is a JSON object, not {type(data).__name__}")
+    for name in ("id", "kind", "question"):
+        if not isinstance(data.get(name), str) or not data[name].strip():
+            raise ProbeError(f"{where}: '{name}' must be a non-empty string")
+    if data["kind"] not in KINDS:
+        raise ProbeError(f"{where} ({data['id']}): kind {data['kind']!r} is not one of {', '.join(KINDS)}")
+    evidence = data.get("evidence")
+    if not isinstance(evidence, list) or not evidence:
+        raise ProbeError(f"{where} ({data['id']}): 'evidence' must be a non-empty list")
+    for k, item in enumerate(evidence):
+        _check_evidence(item, f"{where} ({data['id']}) evidence {k}")
+    return Probe(data["id"], data["kind"], data["question"], tuple(evidence), str(data.get("note", "")))
+
+
+def _check_evidence(item: Any, where: str) -> None:
+    if isinstance(item, str) and item.strip():
+        return
+    if isinstance(item, Mapping) and list(item) == ["any"]:
+        if (
+            isinstance(item["any"], list)
+            and item["any"]
+            and all(isinstance(s, str) and s for s in item["any"])
+        ):
+            return
+    if isinstance(item, Mapping) and list(item) == ["regex"] and isinstance(item["regex"], str):
+        try:
+            re.compile(item["regex"])
+        except re.error as exc:
+            raise ProbeError(f"{where}: bad regex: {exc}") from None
+        return
+    raise ProbeError(
+        f'{where}: expected a string, {{"any": [strings]}} or {{"regex": pattern}}, not {item!r}'
+    )
+
+
+def load_probes(path: str | Path) -> list[Probe]:
+    """The probes of a JSON probe file (an object with ``probes``, or a bare list)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ProbeError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    items = data.get("probes") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ProbeError(f"{path}: expected a list of probes or an object with a 'probes' list")
+    probes = [probe(item, f"{path.name}: probe {i}") for i, item in enumerate(items)]
+    seen: set[str] = set()
+    for i, p in enumerate(probes):
+        if p.id in seen:
+            raise ProbeError(f"{path.name}: probe {i}: id {p.id!r} is used twice")
+        seen.add(p.id)
+    return probes
+
+
+def save_probes(probes: Iterable[Probe], path: str | Path, session: str = "") -> Path:
+    """Write probes as a JSON probe file that ``load_probes`` reads back."""
+    path = Path(path)
+    data = {"session": session, "probes": [p.to_json() for p in probes]}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def normalized(value: str) -> str:
+    """Lower case, whitespace collapsed: how evidence and context are compared."""
+    return _SPACE.sub(" ", value).strip().lower()
+
+
+def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """Everything a context shows, as normalized text: words, tool calls' inputs, results."""
+    parts = []
+    for message in messages:
+        for block in blocks(message):
+            kind = block.get("type")
+            if kind == "text":
+                parts.append(str(block.get("text", "")))
+            elif kind == "tool_use":
+                args = block.get("input") if isinstance(block.get("input"), Mapping) else {}
+                parts.append(" ".join([str(block.get("name", ""))] + [str(v) for v in args.values()]))
+            elif kind == "tool_result":
+                parts.append(_NUMBERED.sub("", text_of(block.get("content"))))
+    return normalized("\n".join(parts))
+
+
+def has_evidence(item: Any, text: str) -> bool:
+    """True when one evidence item is in ``text`` (already ``normalized``)."""
+    if isinstance(item, str):
+        return normalized(item) in text
+    if "any" in item:
+        return any(normalized(s) in text for s in item["any"])
+    return re.search(item["regex"], text, re.IGNORECASE) is not None
+
+
+def answers(text: str, p: Probe) -> bool:
+    """True when the normalized ``text`` holds every evidence item of probe ``p``."""
+    return all(has_evidence(item, text) for item in p.evidence)
+
+
+@dataclass
+class ProbeScore:
+    """Which probes a context answers: the ids answered and missed, and the share by kind."""
+
+    answered: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    kinds: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (answered, probes)
+
+    @property
+    def share(self) -> float:
+        """Answered probes over all probes (1.0 when there are none)."""
+        total = len(self.answered) + len(self.missed)
+        return len(self.answered) / total if total else 1.0
+
+    def by_kind(self, kind: str) -> float | None:
+        """The share answered of one kind, None when the set has no probe of that kind."""
+        got, total = self.kinds.get(kind, (0, 0))
+        return got / total if total else None
+
+
+def score(probes: Sequence[Probe], messages: Sequence[Mapping[str, Any]]) -> ProbeScore:
+    """Score a context: which of ``probes`` its text still answers."""
+    text = context_text(messages)
+    result = ProbeScore()
+    for kind in KINDS:
+        result.kinds[kind] = (0, 0)
+    for p in probes:
+        ok = answers(text, p)
+        (result.answered if ok else result.missed).append(p.id)
+        got, total = result.kinds[p.kind]
+        result.kinds[p.kind] = (got + ok, total + 1)
+    result.kinds = {k: v for k, v in result.kinds.items() if v[1]}
+    return result

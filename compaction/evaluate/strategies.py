@@ -1,0 +1,134 @@
+"""The strategies the evaluation compares, each as hooks for the agent loop and a list of passes.
+
+- ``none``: the list only grows.
+- ``masking 3``, ``masking 10``: observation masking (Lindenbauer et al., "The Complexity Trap",
+  arXiv 2508.21433): before every call, all but the newest N tool results are replaced by a short
+  placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The paper keeps the last 10
+  turns; our agent makes one tool call per turn almost always, so N results are about N turns.
+- ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
+- ``pipeline``: the ``Compactor`` with its defaults (only the window is set).
+- ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
+- ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
+
+``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
+runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
+Deliberately left out: strategies that need the real API (its server-side context management).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from compaction.events import CompactionEvent
+from compaction.micro import micro_compact
+from compaction.pipeline import Compactor
+from compaction.recent_turns import RecentTurns
+from compaction.store import OutputStore
+
+STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
+Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
+
+
+class Keeper:
+    """One strategy, ready for one session: hooks for ``run_agent`` and per-pass preparation."""
+
+    def __init__(
+        self,
+        name: str,
+        passes: Callable[[list[dict]], Passes],
+        *,
+        compactor: Compactor | None = None,
+        recent: RecentTurns | None = None,
+    ):
+        self.name, self._passes = name, passes
+        self.compactor, self.recent = compactor, recent
+        self.on_passes: Callable[[str, Passes], None] | None = None  # the replay's observer
+
+    @property
+    def events(self) -> list[CompactionEvent]:
+        """The compaction events so far (the Compactor's; none for the other strategies)."""
+        return list(self.compactor.events) if self.compactor is not None else []
+
+    def counts(self) -> dict[str, int]:
+        """How often each layer fired (the manual compact of recent turns counts as ``compact``)."""
+        if self.compactor is not None:
+            return self.compactor.counts()
+        if self.recent is not None:
+            return {"compact": self.recent.compactions}
+        return {}
+
+    def passes(self, messages: list[dict]) -> Passes:
+        """One preparation before a model call, pass by pass."""
+        out = self._passes(messages)
+        if self.on_passes is not None:
+            self.on_passes("prepare", out)
+        return out
+
+    def prepare(self, messages: list[dict]) -> list[dict]:
+        """One preparation before a model call: the list to send."""
+        return self.passes(messages)[-1][1]
+
+    def hooks(self) -> dict[str, Callable[..., Any]]:
+        """The hooks for ``run_agent``: prepare, and the Compactor's or recent turns' others."""
+        hooks: dict[str, Callable[..., Any]] = {"prepare": self.prepare}
+        if self.compactor is not None:
+            hooks.update({k: v for k, v in self.compactor.agent_hooks().items() if k != "prepare"})
+            hooks["on_prompt_too_long"] = self._watched("reactive", hooks["on_prompt_too_long"])
+            hooks["on_compact"] = self._watched("compact", hooks["on_compact"])
+        elif self.recent is not None:
+            hooks["on_compact"] = self._watched("compact", self.recent.compact)
+        return hooks
+
+    def _watched(self, layer: str, hook: Callable[..., list[dict]]) -> Callable[..., list[dict]]:
+        def run(messages: list[dict], *args: Any) -> list[dict]:
+            out = hook(messages, *args)
+            if self.on_passes is not None:
+                self.on_passes(layer, [("input", messages), (layer, out)])
+            return out
+
+        return run
+
+
+def build(
+    name: str,
+    *,
+    window: int,
+    client: Any,
+    folder: str | Path,
+    workspace: str | Path | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> Keeper:
+    """A fresh ``Keeper`` for strategy ``name``; store and transcripts go in the workspace (or ``folder``).
+
+    ``settings`` override the Compactor's arguments for the Compactor-based strategies (a learner
+    tuning the default pipeline), or ``keep_turns``/``max_chars`` for recent turns.
+    """
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}")
+    # inside the workspace, so the paths a summary or marker shows are short and the same every run
+    workspace = Path(workspace if workspace is not None else folder)
+    transcripts = workspace / ".transcripts"
+    settings = dict(settings or {})
+    if name == "none":
+        return Keeper(name, lambda m: [("input", m)])
+    if name.startswith("masking"):
+        keep = int(name.split()[1])
+        return Keeper(name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep))])
+    if name == "recent turns":
+        recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
+        return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
+    options: dict[str, Any] = {"context_window": window}
+    if name == "summary only":
+        options["order"] = ()
+    elif name == "hybrid":
+        options.update(order=("micro",), keep_recent=10, micro_trigger=0.0, clear_at_least=0)
+    compactor = Compactor(
+        store=OutputStore(workspace / ".task_outputs", base=workspace),
+        client=client,
+        transcript_dir=transcripts,
+        workspace=workspace,
+        **{**options, **settings},
+    )
+    return Keeper(name, compactor.steps, compactor=compactor)

@@ -1,0 +1,175 @@
+"""Chapter 13's checks pass right answers (written differently from the solution) and reject wrong ones."""
+
+from __future__ import annotations
+
+import re
+
+from check_cases import check_tests
+
+from compaction.course.checks import evaluate as checks
+from compaction.messages import blocks, text_of
+
+# ---------------------------------------------------------------- right answers, as a learner writes them
+
+
+def answered(evidence, messages):
+    pieces = []
+    for message in messages:
+        for block in blocks(message):
+            if block["type"] == "text":
+                pieces.append(block["text"])
+            elif block["type"] == "tool_use":
+                pieces.extend(str(v) for v in block["input"].values())
+            elif block["type"] == "tool_result":
+                pieces.append(re.sub(r"(?m)^ *\d+\t", "", text_of(block["content"])))
+    haystack = " ".join(" ".join(pieces).split()).casefold()
+    return all(" ".join(e.split()).casefold() in haystack for e in evidence)
+
+
+def write_probes():
+    return [
+        {
+            "id": "rule",
+            "kind": "instruction",
+            "question": "Where may bugs be fixed?",
+            "evidence": ["not in the tests"],
+        },
+        {"id": "first", "kind": "recall", "question": "First run?", "evidence": ["54 passed, 7 failed"]},
+        {
+            "id": "ties",
+            "kind": "recall",
+            "question": "What did top_words return?",
+            "evidence": ["[('pear', 2), ('apple', 2), ('fig', 2)]"],
+        },
+        {
+            "id": "why",
+            "kind": "decision",
+            "question": "Why was ngrams wrong?",
+            "evidence": ["stops one position early"],
+        },
+        {
+            "id": "next",
+            "kind": "continuation",
+            "question": "How to run one test file?",
+            "evidence": [{"regex": r"run_tests\.py tests/"}],
+        },
+        {
+            "id": "counts",
+            "kind": "artifact",
+            "question": "counts.py?",
+            "evidence": ["textstats/counts.py", "(-pair[1], pair[0])"],
+        },
+        {
+            "id": "ngrams",
+            "kind": "artifact",
+            "question": "ngrams.py?",
+            "evidence": ["textstats/ngrams.py", "n + 1"],
+        },
+        {
+            "id": "syll",
+            "kind": "artifact",
+            "question": "readability.py?",
+            "evidence": ["textstats/readability.py", "max(count, 1)"],
+        },
+    ]
+
+
+def predict():
+    measured = checks.measured_losses()
+    return {probe: sorted(s.upper() for s in lost) for probe, lost in measured.items()}  # names any case
+
+
+def tuned_settings():
+    return {"micro_trigger": 0.8}
+
+
+def tuned_differently():
+    return {"micro_trigger": 0.9}
+
+
+# ---------------------------------------------------------------- known-wrong answers
+
+
+def case_sensitive(evidence, messages):
+    return all(e in str(messages) for e in evidence)
+
+
+def keeps_line_numbers(evidence, messages):
+    text = " ".join(
+        " ".join(str(b.get("text", b.get("input", b.get("content", "")))) for b in blocks(m))
+        for m in messages
+    )
+    return all(" ".join(e.split()).lower() in " ".join(text.split()).lower() for e in evidence)
+
+
+def any_evidence(evidence, messages):
+    return any(answered([e], messages) for e in evidence)
+
+
+def ignores_tool_calls(evidence, messages):
+    kept = [
+        {"role": m["role"], "content": [b for b in blocks(m) if b["type"] != "tool_use"]} for m in messages
+    ]
+    return answered(evidence, kept)
+
+
+def too_few_kinds():
+    return [p for p in write_probes() if p["kind"] != "decision"]
+
+
+def invented_evidence():
+    return [
+        *write_probes(),
+        {"id": "x", "kind": "recall", "question": "q", "evidence": ["a fact nobody saw"]},
+    ]
+
+
+def no_readability_artifact():
+    return [p for p in write_probes() if p["id"] != "syll"]
+
+
+def nothing_masking_loses():
+    return [p for p in write_probes() if p["id"] not in ("first", "ties")]
+
+
+def predicts_nothing_lost():
+    return {}
+
+
+def predicts_everything_lost():
+    return {probe: list(checks.PREDICT_STRATEGIES) for probe in checks.PREDICT_PROBES}
+
+
+def two_settings():
+    return {"micro_trigger": 0.8, "keep_recent": 3}
+
+
+def costs_more():
+    return {"keep_recent": 10}
+
+
+def not_a_setting():
+    return {"speed": "fast"}
+
+
+CASES = [
+    (checks.check_answered, answered, [case_sensitive, keeps_line_numbers, any_evidence, ignores_tool_calls]),
+    (
+        checks.check_probes,
+        write_probes,
+        [too_few_kinds, invented_evidence, no_readability_artifact, nothing_masking_loses],
+    ),
+    (checks.check_predictions, predict, [predicts_nothing_lost, predicts_everything_lost]),
+    (checks.check_tuning, tuned_settings, [two_settings, costs_more, not_a_setting]),
+]
+
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+def test_a_tuning_written_differently_passes_too():
+    assert checks.check_tuning(tuned_differently).passed
+
+
+def test_a_failing_row_says_what_was_measured():
+    report = checks.check_predictions(predicts_nothing_lost)
+    assert any("you said lost by none, measured [" in r.detail for r in report.failures)

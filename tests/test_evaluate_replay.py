@@ -1,0 +1,139 @@
+"""The replay engine: one strategy over one session, turn by turn, with tokens, cost and probes measured."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compaction.__main__ import main
+from compaction.evaluate.compare import Session, goal, headline, losses, run
+from compaction.evaluate.probes import Probe, save_probes
+from compaction.evaluate.replay import keep_final, replay_messages, replay_offline, turn_slices
+from compaction.evaluate.strategies import STRATEGIES, build
+from compaction.messages import assistant, text, tool_result, tool_use, user, validate
+
+
+def long_session(turns: int = 30) -> list[dict]:
+    """A session whose first result holds an error, followed by many large outputs."""
+    session = [user("Find the failing test. Never edit the tests.")]
+    for i in range(turns):
+        session.append(
+            assistant(text(f"Step {i}."), tool_use(f"toolu_{i:03d}", "bash", {"command": f"cat log{i}.txt"}))
+        )
+        trace = "Traceback (most recent call last):\n" + '  File "handlers.py", line 12, in load\n' * 4
+        body = trace + "KeyError: 'user_id'" if i == 0 else f"line of log {i} " * 60
+        session.append(user(tool_result(f"toolu_{i:03d}", body)))
+    session.append(assistant(text("Done.")))
+    validate(session)
+    return session
+
+
+PROBES = [
+    Probe("error", "recall", "Which error came up first?", ("KeyError: 'user_id'",)),
+    Probe("rule", "instruction", "What may not be edited?", ("Never edit the tests",)),
+    Probe("last", "continuation", "What was read last?", ("cat log29.txt",)),
+    Probe("future", "recall", "Something that never happens", ("no such text",)),
+]
+
+
+def test_turn_slices_end_with_each_user_message():
+    session = long_session(3)
+    assert turn_slices(session) == [(0, 1), (1, 3), (3, 5), (5, 7)]
+
+
+def test_none_keeps_everything_and_says_where_it_would_overflow():
+    r = replay_messages(long_session(), "none", window=4_000, probes=PROBES)
+    assert r.outcome.startswith("over the window from turn ")
+    assert r.removed < 0.01 and r.score.share == 1.0
+    assert r.unreached == ["future"]  # the session itself never answers it, so it is not counted
+    assert r.cost.breaks == 0 and r.cost.sent > r.peak
+
+
+def test_masking_loses_the_old_error_and_the_replay_names_the_pass():
+    r = replay_messages(long_session(), "masking 3", window=4_000, probes=PROBES)
+    assert r.score.missed == ["error"]
+    assert r.lost["error"][1] == "masking"
+    assert losses(r) == {"masking": ["error"]}
+    assert r.final_tokens < r.full_tokens and r.peak <= 4_000
+
+
+def test_the_pipeline_stays_in_the_window_with_summaries_on_disk():
+    r = replay_messages(long_session(), "pipeline", window=4_000, probes=PROBES)
+    assert not r.outcome.startswith("refused"), r.outcome
+    assert r.peak <= 4_000
+    assert sum(r.counts.values()) > 0 and sum(r.left_by_layer().values()) > 0
+    assert all(not path.startswith("/") for path in r.saved)
+
+
+def test_a_strategy_that_cannot_fit_is_refused_like_the_api_would():
+    session = long_session()
+    session[0] = user("Find the failing test. Never edit the tests. " + "context " * 3_000)
+    r = replay_messages(session, "masking 3", window=2_000, probes=PROBES)
+    assert r.outcome == "refused at turn 1" and r.turns == 0
+
+
+def test_a_replay_is_deterministic():
+    a = replay_messages(long_session(), "summary only", window=4_000, probes=PROBES)
+    b = replay_messages(long_session(), "summary only", window=4_000, probes=PROBES)
+    assert (a.final, a.cost.units, a.peak, a.lost) == (b.final, b.cost.units, b.peak, b.lost)
+
+
+def test_unknown_strategies_are_refused_with_the_known_names(tmp_path):
+    with pytest.raises(ValueError, match="choose one of: none, masking 3"):
+        build("magic", window=1_000, client=None, folder=tmp_path)
+
+
+def test_the_live_offline_agent_compacted_sends_less_but_breaks_the_cache():
+    probes = [Probe("rule", "instruction", "Where are bugs fixed?", ("not in the tests",))]
+    none = replay_offline("none", turns=30, window=4_000, probes=probes)
+    pipeline = replay_offline("pipeline", turns=30, window=4_000, probes=probes)
+    assert none.outcome.startswith("over the window from turn")
+    assert pipeline.outcome == "30 turns" and pipeline.peak <= 4_000
+    assert pipeline.cost.sent < none.cost.sent and pipeline.removed > 0.5
+    assert none.cost.breaks == 0 < pipeline.cost.breaks  # every compaction re-writes the cache after it
+    assert pipeline.score.share == 1.0 and pipeline.progress is not None
+    row = headline([none, pipeline], "offline 30 turns")
+    assert row.startswith("default pipeline, offline 30 turns: probes 100% (artifacts -), tokens removed ")
+    assert [criterion for criterion, _, _ in goal([none, pipeline], "offline 30 turns")][
+        0
+    ] == "probes kept >= 95%"
+
+
+def test_final_contexts_are_written_as_json(tmp_path):
+    r = replay_messages(long_session(5), "masking 3", window=4_000, label="s 1")
+    path = keep_final(r, tmp_path)
+    assert path.name == "s_1-masking_3.json" and json.loads(path.read_text()) == r.final
+
+
+def test_run_visits_every_strategy_of_every_session():
+    session = Session("tiny", PROBES[:2], messages=long_session(4), window=4_000)
+    seen = []
+    replays = run([session], STRATEGIES, on_done=lambda r: seen.append(r.strategy))
+    assert seen == list(STRATEGIES) and len(replays) == len(STRATEGIES)
+
+
+def test_the_command_scores_any_session_with_its_probe_file(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    probes = save_probes(PROBES[:3], tmp_path / "p.json")
+    code = main([
+        "evaluate", "--session", str(session_file), "--probes", str(probes), "--window", "3000",
+        "--strategy", "none", "--strategy", "masking 3", "--save-final", str(tmp_path / "out"),
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "s (window 3,000; 3 probes)" in out and "masking 3" in out
+    assert out.rstrip().splitlines()[-1].startswith("default pipeline, s: not measured")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s-masking_3.json", "s-none.json"]
+
+
+def test_the_command_refuses_a_bad_probe_file_naming_it(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    session_file.write_text(json.dumps({"type": "user", "message": user("hi")}), encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"probes": [{"id": "x", "kind": "gossip", "question": "q", "evidence": ["a"]}]}')
+    assert main(["evaluate", "--session", str(session_file), "--probes", str(bad)]) == 2
+    assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().out
+    assert main(["evaluate", "--probes", str(bad)]) == 2

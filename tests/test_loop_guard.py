@@ -1,0 +1,89 @@
+"""No compaction loops: summaries that cannot get under the threshold stop after two, and say why.
+
+The session's system prompt and tools alone are over the summary threshold (but inside the window),
+so no summary can ever bring the estimate under it: the situation behind reports of hundreds of
+compactions in a row (anthropics/claude-code #24179, Kilo-Org/kilocode #13983).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import compaction.pipeline as pipeline
+from compaction.agent import SYSTEM_PROMPT, new_workspace, run_agent
+from compaction.backend import connect
+from compaction.pipeline import Compactor
+from compaction.store import OutputStore
+from compaction.tokens import estimate_tokens
+from compaction.tools import TOOL_DEFINITIONS
+from compaction.triggers import summary_threshold
+
+WINDOW = 20_000
+TURNS = 12
+
+
+def heavy_system_prompt(over: int) -> str:
+    """A system prompt that, with the tools, is ``over`` tokens above the threshold (or more)."""
+    system, n = SYSTEM_PROMPT, 0
+    while (
+        estimate_tokens([], "tiktoken", system=system, tools=TOOL_DEFINITIONS)
+        < summary_threshold(WINDOW) + over
+    ):
+        system += f" Reference note {n}: keep the style of the project."
+        n += 1
+    return system
+
+
+def run(tmp_path):
+    workspace = new_workspace(tmp_path / "ws")
+    keeper = Compactor(
+        store=OutputStore(tmp_path / "store"),
+        client=connect("offline", context_window=WINDOW),
+        transcript_dir=tmp_path / "transcripts",
+        context_window=WINDOW,
+        workspace=workspace,
+        max_chars=2_000,
+    )
+    client = connect("offline", context_window=WINDOW)
+    result = run_agent(
+        client, workspace=workspace, max_turns=TURNS, system=heavy_system_prompt(200), **keeper.agent_hooks()
+    )
+    return keeper, result
+
+
+def test_two_summaries_over_the_threshold_stop_automatic_summarizing(tmp_path):
+    keeper, result = run(tmp_path)
+    assert keeper.counts()["summary"] == 2
+    assert keeper.breaker_open and keeper.stopped
+    assert result.error is None  # no error from the API reached the user
+    assert len([t for t in result.turns if t.input_tokens is not None]) == TURNS
+
+
+def test_the_event_names_what_cannot_be_compacted_against_the_window(tmp_path):
+    keeper, _ = run(tmp_path)
+    [guard] = [e for e in keeper.events if e.layer == "loop_guard"]
+    assert guard.detail == keeper.stopped
+    overhead = re.search(r"system prompt and tools \(([\d,]+) tokens\)", guard.detail)
+    assert overhead and int(overhead[1].replace(",", "")) > summary_threshold(WINDOW)
+    assert "the newest turn (" in guard.detail and "the summary itself (" in guard.detail
+    assert guard.detail.endswith(f"in a window of {WINDOW:,}")
+    assert f"over the threshold of {summary_threshold(WINDOW):,}" in guard.detail
+
+
+def test_without_the_guard_it_summarizes_on_almost_every_turn(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "LOOP_LIMIT", 10**6)
+    keeper, _ = run(tmp_path)
+    assert keeper.counts()["summary"] >= TURNS - 3
+    assert not keeper.breaker_open
+
+
+@pytest.mark.parametrize("path", ["compact", "reactive"])
+def test_asked_for_summaries_still_run_after_the_guard(tmp_path, path):
+    keeper, result = run(tmp_path)
+    before = keeper.counts()[path]
+    getattr(keeper, path)(
+        result.messages[:-1] if result.messages[-1]["role"] == "assistant" else result.messages
+    )
+    assert keeper.counts()[path] == before + 1
