@@ -14,10 +14,11 @@ import nbformat
 
 from compaction.api_errors import is_prompt_too_long
 from compaction.backend import connect
-from compaction.course.checks.levels import sample_grep
+from compaction.course.checks.levels import level_sessions, sample_grep
 from compaction.course.checks.messages import course_sessions
 from compaction.course.checks.reactive import ERRORS
 from compaction.course.checks.restore import restore_session
+from compaction.levels.checkpoint import files_modified as package_files_modified
 from compaction.levels.condense import condense_grep
 from compaction.levels.locations import missing_references
 from compaction.messages import text_of
@@ -28,6 +29,7 @@ from compaction.restore import restore_files
 from compaction.summarize import summarize_messages
 from compaction.summary_request import with_summary_prompt
 from compaction.transcript import read_transcript
+from compaction.triggers import summary_threshold
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,3 +142,24 @@ def test_11_condense_grep_has_the_package_totals_and_keeps_every_location():
         ours = ns["condense_grep"](grep)
         assert ours.splitlines()[0] == condense_grep(grep).splitlines()[0]
         assert missing_references(grep, ours) == []
+
+
+# ------------------------------------------------------------ chapter 10: the threshold
+
+
+def test_10_summary_threshold_is_the_package_threshold():
+    ns = chapter("10_the_whole_loop.ipynb", "summary_threshold")
+    for window in (4_000, 8_000, 32_000, 200_000, 1_000_000):
+        assert ns["summary_threshold"](window) == summary_threshold(window)
+        assert ns["summary_threshold"](window, reserve_output=window // 3) == summary_threshold(
+            window, window // 3
+        )
+
+
+# ------------------------------------------------------------ chapter 12: files modified
+
+
+def test_12_files_modified_is_the_package_list_on_every_course_session():
+    ns = chapter("12_phases_and_checkpoints.ipynb", "files_modified")
+    for messages in level_sessions() + course_lists():
+        assert ns["files_modified"](messages) == package_files_modified(messages)
