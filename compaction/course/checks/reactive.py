@@ -339,7 +339,12 @@ def check_tokens_over(fn: Callable[[BaseException], int | None]) -> CheckReport:
             got, want = fn(error), tokens_over(error)
             if got == want and type(got) is type(want):
                 return
-            message = str(getattr(error, "message", error))[:70]
+            message = str(getattr(error, "message", error))[:110]
+            status = getattr(error, "status_code", None)
+            if want is None and status not in (None, 400):
+                raise AssertionError(
+                    f"HTTP {status} {message!r}: returned {got!r}; only a 400 refusal names a count"
+                )
             if want is None:
                 raise AssertionError(f"{message!r}: returned {got!r}; no count in this error; expected None")
             raise AssertionError(f"{message!r}: returned {got!r}, expected {want:,} tokens over")
