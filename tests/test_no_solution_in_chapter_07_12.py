@@ -45,7 +45,9 @@ def test_no_answer_of_the_exercises_is_in_the_chapter(name):
 
 
 def test_a_copied_answer_would_be_found():
-    answer = "\n".join(["    total = sum(len(v) for v in per_file.values())", "    lines = [f'Search: {total}']"])
+    answer = "\n".join(
+        ["    total = sum(len(v) for v in per_file.values())", "    lines = [f'Search: {total}']"]
+    )
     chapter = "def condense(output):\n" + answer
     lines, shown = code_lines(answer), code_lines(chapter)
     assert len({line for line in lines if len(line) > 12} & shown) > len(lines) // 4
