@@ -115,8 +115,10 @@ def test_each_persisted_result_is_reported_with_its_path(tmp_path):
     tool_result_budget(
         session_with("q" * 5_000), max_chars=100, store=OutputStore(tmp_path), on_event=events.append
     )
-    assert [(e.layer, e.detail.endswith("5,000 characters persisted"), e.saved_to.startswith("tool-results/"))
-            for e in events] == [("budget", True, True)]
+    assert [
+        (e.layer, e.detail.endswith("5,000 characters persisted"), e.saved_to.startswith("tool-results/"))
+        for e in events
+    ] == [("budget", True, True)]
 
 
 def test_results_smaller_than_a_marker_are_not_persisted(tmp_path):

@@ -19,14 +19,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "compaction"
 TIERS = {
     0: (
         "messages tokens store transcript placeholders api_errors events guards models summary_prompt "
-        "paths failures recovery"
+        "paths failures recovery palette"
     ),
     1: "offline.*",
     2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
     3: "pipeline recent_turns",
-    4: "shell tools agent backend session importers importers.* replay.*",
+    4: "shell tools agent backend session server_side importers importers.* replay.*",
     5: "levels.*",
-    6: "widgets.* plots palette evaluate.*",
+    6: "widgets.* plots evaluate.*",
     7: "course.*",
     8: "__init__ __main__",
 }

@@ -20,7 +20,7 @@ from strategies import sessions
 from compaction.backend import connect
 from compaction.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer, shared_server
-from compaction.offline.api import HEADER_WINDOW, TokenCounts
+from compaction.offline.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
 from compaction.tokens import estimate_tokens
 
 MODEL = "any-model-name"
@@ -102,8 +102,24 @@ def test_an_unanswered_tool_use_is_refused():
     assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
 
 
-def test_roles_that_do_not_alternate_are_refused():
-    assert "messages.1" in rejection([user("one"), user("two")])
+def test_two_user_turns_in_a_row_are_merged_as_the_api_merges_them():
+    both = create(connect(), [user("one"), user("two")])
+    assert both.stop_reason == "end_turn"
+    assert "2 words, in a conversation of 1 messages" in both.content[0].text  # one merged turn
+
+
+def test_text_merged_in_front_of_tool_results_is_refused_at_the_index_sent():
+    messages = [user("go"), assistant(tool_use("toolu_m", "bash", {"command": "ls"}))]
+    messages += [user("a note"), user(tool_result("toolu_m", "done"))]
+    message = rejection(messages, tools=TOOLS)
+    assert message.startswith("messages.1: `tool_use` ids were found without `tool_result` blocks")
+
+
+def test_two_assistant_turns_in_a_row_are_merged_too():
+    messages = [user("go"), assistant("Let me look.")]
+    messages.append(assistant(tool_use("toolu_n", "bash", {"command": "ls"})))
+    messages.append(user(tool_result("toolu_n", "a.py")))
+    assert create(connect(), messages, tools=TOOLS).stop_reason == "tool_use"
 
 
 def test_a_first_message_from_the_assistant_is_refused():
@@ -200,3 +216,58 @@ def test_the_cached_count_always_equals_estimate_tokens(messages, system):
         assert counts.count(messages, system, TOOLS) == estimate_tokens(
             messages, "tiktoken", system=system, tools=TOOLS
         )
+
+
+def test_every_error_body_carries_a_request_id_that_matches_the_header():
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        create(connect(), [user(tool_result("toolu_nowhere", "output"))])
+    rid = caught.value.body["request_id"]
+    assert rid.startswith("req_") and len(rid) == len("req_") + 24
+    assert caught.value.response.headers["request-id"] == rid == caught.value.request_id
+    status, body = post("/v1/complete", "{}")
+    assert status == 404 and body["request_id"].startswith("req_")
+
+
+def test_input_plus_max_tokens_over_the_window_is_refused_when_the_client_asks_for_the_check():
+    messages = [user("word " * 400)]
+    used = estimate_tokens(messages, "tiktoken")
+    checked = {HEADER_MAX_TOKENS_CHECK: "on"}
+    client = connect(context_window=used + 256)
+    assert create(client, messages).usage.input_tokens == used  # 256 fit exactly
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(model=MODEL, max_tokens=257, messages=messages, extra_headers=checked)
+    assert caught.value.body["error"]["message"] == (
+        f"input length and `max_tokens` exceed context limit: {used} + 257 > {used + 256}, "
+        "decrease input length or `max_tokens` and try again"
+    )
+    assert client.messages.create(model=MODEL, max_tokens=256, messages=messages, extra_headers=checked)
+    assert client.messages.create(model=MODEL, max_tokens=4096, messages=messages)  # not asked: no check
+
+
+def test_a_tool_use_id_outside_the_api_pattern_is_refused_naming_the_block():
+    messages = [user("go"), assistant(text("Listing."), tool_use("toolu.01", "bash", {"command": "ls"}))]
+    messages.append(user(tool_result("toolu.01", "a.py")))
+    assert rejection(messages, tools=TOOLS) == (
+        "messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    )
+
+
+def test_the_models_endpoint_tells_each_client_its_window():
+    info = connect(context_window=8_000).models.retrieve("claude-anything")
+    assert info.id == "claude-anything" and info.max_input_tokens == 8_000 and info.type == "model"
+    assert connect().models.retrieve("m").max_input_tokens == 200_000
+    assert [m.max_input_tokens for m in connect(context_window=3_000).models.list()] == [3_000]
+    status, raw = get("/v1/models/claude-anything")
+    assert status == 200 and anthropic.types.ModelInfo.model_validate(raw).max_input_tokens == 200_000
+    status, _ = get("/v1/nothing")
+    assert status == 404
+
+
+def get(path: str) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", shared_server().port, timeout=10)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()

@@ -102,5 +102,3 @@ def build_exercises(solutions: Path, exercises: Path, *, check: bool = False) ->
     orphans = sorted(exercises.glob("*.ipynb")) if exercises.is_dir() else []
     differing += [f"{p} (no solution {solutions / p.name})" for p in orphans if p.name not in wanted]
     return differing
-
-

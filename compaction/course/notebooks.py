@@ -53,5 +53,3 @@ def error_lines(nb: nbformat.NotebookNode) -> list[str]:
         for out in cell.get("outputs", [])
         if out.get("output_type") == "error"
     ]
-
-

@@ -14,19 +14,21 @@ from itertools import accumulate
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from compaction.levels.phases import Phase, detect_phases
 from compaction.levels.signals import Signal, detect_signals
 from compaction.messages import Message
+from compaction.palette import LINES, OTHER, PHASES, SIGNALS
 from compaction.tokens import message_tokens
 
-PHASE_COLORS = {"research": "#9ecae1", "implementation": "#a1d99b", "verification": "#fdd0a2"}
+PHASE_COLORS = PHASES  # phase kind -> band colour, from the course's one palette
 SIGNAL_MARKERS = {  # signal kind -> (marker, colour)
-    "long_session": ("D", "#6a51a3"),
-    "repetition": ("X", "#cb181d"),
-    "already_discussed": ("P", "#e6550d"),
-    "phase_transition": ("v", "#252525"),
-    "large_output": ("s", "#3182bd"),
+    "long_session": ("D", SIGNALS["long_session"]),
+    "repetition": ("X", SIGNALS["repetition"]),
+    "already_discussed": ("P", SIGNALS["already_discussed"]),
+    "phase_transition": ("v", SIGNALS["phase_transition"]),
+    "large_output": ("s", SIGNALS["large_output"]),
 }
 
 
@@ -58,24 +60,28 @@ def session_map(
         ax = fig.add_subplot()
     fig = ax.figure
     tokens = tokens_per_turn(messages)
-    ax.plot(range(len(tokens)), tokens, marker="o", markersize=3, color="#333333", label="tokens in context")
+    ax.plot(
+        range(len(tokens)), tokens, marker="o", markersize=3, color=LINES["tokens"], label="tokens in context"
+    )
     labelled = set()
     for phase in phases:
         left, right = _turn_of(messages, phase.start), _turn_of(messages, phase.end)
         first = phase.kind not in labelled
         labelled.add(phase.kind)
-        color = PHASE_COLORS.get(phase.kind, "#dddddd")
+        color = PHASE_COLORS.get(phase.kind, OTHER)
         ax.axvspan(left, right, color=color, alpha=0.5, label=f"{phase.kind} phase" if first else None)
     top = max(tokens, default=1)
     for signal in signals:
-        marker, color = SIGNAL_MARKERS.get(signal.kind, ("o", "black"))
+        marker, color = SIGNAL_MARKERS.get(signal.kind, ("o", OTHER))
         first = signal.kind not in labelled
         labelled.add(signal.kind)
         y = tokens[min(signal.turn, len(tokens) - 1)] if tokens else 0
         ax.scatter([signal.turn], [y + 0.04 * top], marker=marker, color=color, s=60, zorder=3,
                    label=signal.kind.replace("_", " ") if first else None)  # fmt: skip
+    ax.set_title("a session's phases and signals")
     ax.set_xlabel("turn")
-    ax.set_ylabel("tokens (tiktoken)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("tokens (tiktoken cl100k)")
     ax.set_ylim(bottom=0, top=top * 1.15)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize="small", ncol=2)

@@ -1,12 +1,18 @@
-"""The API's side of one request: settings, checks in the API's words, the count, the answer.
+"""The API's side of one request: settings, checks in the API's words, edits, the count, the answer.
 
 ``config`` reads a client's settings from its headers (``x-compaction-window``, ``-scenario``,
-``-seed``: one server serves clients with different windows). ``checked`` refuses a body the
-real API refuses, with its wording; the rules of the list itself come from
-``compaction.messages.validate`` only. ``TokenCounts`` gives both endpoints the same figure as
-``estimate_tokens(messages, "tiktoken", system=, tools=)``, counting each distinct message once.
-Deliberately left out: streaming, batches, images' real token cost, and the ``max_tokens`` +
-input check of some models.
+``-seed``, ``-max-tokens-check`` and ``-cache-scope``: one server serves clients with different
+windows). ``request.checked`` reads and checks the body; ``create`` then applies
+``context_management`` (``context_edits``, ``server_compaction``), counts what is left, and
+reports it in ``usage`` with the prompt cache's split (``usage``, ``caching``). ``TokenCounts``
+gives both endpoints the same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``,
+counting each distinct message once.
+
+The ``max_tokens`` check ("input length and `max_tokens` exceed context limit: N + M > W", the
+API's wording in https://github.com/docker/docker-agent/issues/569) runs only for a client that
+asks for it (``x-compaction-max-tokens-check: on``): the course scales windows down to a few
+thousand tokens while its agents keep asking for 4,096 output tokens.
+Deliberately left out: streaming, batches, images' real token cost, extended thinking.
 """
 
 from __future__ import annotations
@@ -17,18 +23,22 @@ import marshal
 import threading
 from typing import Any
 
-from compaction.messages import InvalidConversation, validate
-from compaction.offline import scenario
+from compaction.messages import blocks
+from compaction.offline import scenario, server_compaction
+from compaction.offline.caching import PromptCache
+from compaction.offline.context_config import ClearToolUses, Compact
+from compaction.offline.context_edits import clear_thinking, clear_tool_uses
+from compaction.offline.errors import RequestError
+from compaction.offline.request import Request, checked
+from compaction.offline.usage import cached_usage, zero_usage
 from compaction.tokens import count_text, estimate_tokens
 
 DEFAULT_WINDOW = 200_000
 HEADER_WINDOW = "x-compaction-window"
 HEADER_SCENARIO = "x-compaction-scenario"
 HEADER_SEED = "x-compaction-seed"
-
-
-class RequestError(Exception):
-    """A request the API would refuse with HTTP 400 ``invalid_request_error``."""
+HEADER_MAX_TOKENS_CHECK = "x-compaction-max-tokens-check"
+HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-organization caches
 
 
 def _key(value: Any) -> bytes:
@@ -54,25 +64,21 @@ class TokenCounts:
                 self._counts[key] = hit
         return hit
 
+    def head(self, system: str | None = None, tools: list | None = None) -> int:
+        """The tokens of the system prompt and tools alone."""
+        if not (system or tools):
+            return 0
+        return self._cached(
+            _key((system, tools)), lambda: estimate_tokens([], "tiktoken", system=system, tools=tools)
+        )
+
+    def message(self, message: dict) -> int:
+        """The tokens of one message."""
+        return self._cached(_key(message), lambda: estimate_tokens([message], "tiktoken"))
+
     def count(self, messages: list, system: str | None = None, tools: list | None = None) -> int:
         """The same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``."""
-        total = 0
-        if system or tools:
-            total += self._cached(
-                _key((system, tools)), lambda: estimate_tokens([], "tiktoken", system=system, tools=tools)
-            )
-        for message in messages:
-            total += self._cached(_key(message), lambda m=message: estimate_tokens([m], "tiktoken"))
-        return total
-
-
-def _system_text(system: Any) -> str | None:
-    """The system prompt as one string (a list of text blocks is joined)."""
-    if system is None or isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    raise RequestError(f"system: Input should be a valid string or list, not {type(system).__name__}")
+        return self.head(system, tools) + sum(self.message(m) for m in messages)
 
 
 def config(headers: Any) -> tuple[int, str, int]:
@@ -89,53 +95,101 @@ def config(headers: Any) -> tuple[int, str, int]:
     return window, name, seed
 
 
-def checked(body: Any, *, create: bool) -> tuple[list, str | None, list | None]:
-    """The messages, system text and tools of a request body, or a RequestError in API wording."""
-    if not isinstance(body, dict):
-        raise RequestError("body: Input should be a valid dictionary")
-    for name in ("model", "messages") + (("max_tokens",) if create else ()):
-        if name not in body:
-            raise RequestError(f"{name}: Field required")
-    if create and body.get("stream"):
-        raise RequestError("stream: streaming is not supported by the offline model")
-    messages, tools = body["messages"], body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise RequestError("tools: Input should be a valid list")
-    try:
-        validate(messages)
-    except InvalidConversation as error:
-        raise RequestError(error.api_message) from error
-    return messages, _system_text(body.get("system")), tools
+def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Compact | None]:
+    """(the messages the model sees, the applied_edits entries, the compaction edit if any)."""
+    view = server_compaction.from_last_compaction(request.messages)
+    applied, compact = [], None
+
+    def count(messages: list) -> int:
+        return counts.count(messages, request.system, request.tools)
+
+    for edit in request.edits:
+        if isinstance(edit, Compact):
+            compact = edit
+            continue
+        if isinstance(edit, ClearToolUses):
+            view, entry = clear_tool_uses(view, edit, count)
+        else:
+            view, entry = clear_thinking(view, edit, count)
+        if entry:
+            applied.append(entry)
+    return view, applied, compact
 
 
 def count_tokens(counts: TokenCounts, body: Any, headers: Any) -> dict:
-    """The body of a count_tokens answer."""
+    """The body of a count_tokens answer; with context_management, also the count before it."""
     config(headers)
-    messages, system, tools = checked(body, create=False)
-    return {"input_tokens": counts.count(messages, system, tools)}
+    request = checked(body, headers, create=False)
+    view, _, _ = edited(counts, request)
+    answer: dict = {"input_tokens": counts.count(view, request.system, request.tools)}
+    if "context_management" in body and body["context_management"] is not None:
+        original = counts.count(request.messages, request.system, request.tools)
+        answer["context_management"] = {"original_input_tokens": original}
+    return answer
 
 
-def create(counts: TokenCounts, body: Any, headers: Any) -> dict:
+def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> dict:
     """The body of a messages answer: the scenario's turn, or a RequestError in the API's words."""
     window, name, seed = config(headers)
-    messages, system, tools = checked(body, create=True)
-    used = counts.count(messages, system, tools)
+    request = checked(body, headers, create=True)
+    view, applied, compact = edited(counts, request)
+    used = counts.count(view, request.system, request.tools)
     if used > window:
         raise RequestError(f"prompt is too long: {used} tokens > {window} maximum")
-    content, stop_reason = scenario.respond(name, messages, tools=tools or [], seed=seed)
-    output = sum(count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in content)
-    return {
-        "id": scenario.message_id(messages, seed),
+    if str(headers.get(HEADER_MAX_TOKENS_CHECK, "")).lower() == "on" and used + request.max_tokens > window:
+        raise RequestError(
+            f"input length and `max_tokens` exceed context limit: {used} + {request.max_tokens} > {window}, "
+            "decrease input length or `max_tokens` and try again"
+        )
+    model = str(body["model"])
+    taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
+    content: list[dict] = []
+    iterations: list[dict] = []
+    stop_reason = None
+    if compact is not None and used > compact.trigger:
+        summary_request = server_compaction.summary_request(view, compact.instructions)
+        block = server_compaction.compaction_block(summary_request)
+        iterations.append(
+            {
+                "type": "compaction",
+                "input_tokens": counts.count(summary_request, request.system, request.tools),
+                "output_tokens": count_text(block["content"], "tiktoken"),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            }
+        )
+        content.append(block)
+        view = [{"role": "assistant", "content": [block]}]
+        if compact.pause_after_compaction:
+            stop_reason = "compaction"
+    usage = zero_usage()
+    if stop_reason is None:
+        turn, stop_reason = scenario.respond(
+            name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
+        )
+        content += turn
+        scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
+        head = counts.head(request.system, request.tools)
+        usage = cached_usage(cache, request, view, model, scope, head, counts.message)
+        usage["output_tokens"] = sum(
+            count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in turn
+        )
+        if compact is not None:
+            iterations.append(
+                {"type": "message", **{k: v for k, v in usage.items() if k != "cache_creation"}}
+            )
+    answer = {
+        "id": scenario.message_id(request.messages, seed),
         "type": "message",
         "role": "assistant",
-        "model": str(body["model"]),
+        "model": model,
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": used,
-            "output_tokens": output,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        },
+        "usage": usage,
     }
+    if iterations:
+        usage["iterations"] = iterations
+    if request.edits:
+        answer["context_management"] = {"applied_edits": applied}
+    return answer

@@ -91,12 +91,18 @@ def _talk(messages: list) -> str:
     )
 
 
-def textstats(messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict], str]:
-    """The next turn of the textstats scenario: (content blocks, stop_reason)."""
+def textstats(
+    messages: list, *, tools: list, seed: int = 0, taken: set[str] | None = None
+) -> tuple[list[dict], str]:
+    """The next turn of the textstats scenario: (content blocks, stop_reason).
+
+    ``taken`` are tool_use ids the new ones must avoid besides those in ``messages`` (ids of a
+    part the server dropped after a compaction block).
+    """
     names = {t.get("name") for t in tools if isinstance(t, dict)}
     if not names:
         return [text(_talk(messages))], "end_turn"
-    taken = state.tool_use_ids(messages)
+    taken = state.tool_use_ids(messages) | (taken or set())
     last = state.last_marker(messages)
     if _asks_to_compact(messages, names):
         step = next_step(messages, last)[0]
@@ -128,11 +134,13 @@ def textstats(messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict]
 SCENARIOS = {DEFAULT_SCENARIO: textstats}  # scenario name -> function playing it
 
 
-def respond(name: str, messages: list, *, tools: list, seed: int = 0) -> tuple[list[dict], str]:
+def respond(
+    name: str, messages: list, *, tools: list, seed: int = 0, taken: set[str] | None = None
+) -> tuple[list[dict], str]:
     """The offline model's answer: a summary for a summary request, else the scenario's turn."""
     if is_summary_request(messages):
         return [text(summarize(messages))], "end_turn"
-    return SCENARIOS[name](messages, tools=tools, seed=seed)
+    return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
 
 
 __all__ = ["DEFAULT_SCENARIO", "SCENARIOS", "TASK", "next_step", "respond", "textstats"]

@@ -1,11 +1,13 @@
-"""The loopback Messages API server: ``POST /v1/messages`` and ``/v1/messages/count_tokens``.
+"""The loopback Messages API server: ``POST /v1/messages``, ``/v1/messages/count_tokens``, models.
 
 It listens on 127.0.0.1 only, on a free port, in a daemon thread of the calling process, and
 speaks the API's JSON over HTTP/1.1 keep-alive so the real ``anthropic`` SDK can talk to it:
 200 with the answer, 400 ``invalid_request_error`` for what the API refuses (see ``api``), 404
-for other paths. ``stop()`` closes the port and every open connection and joins the threads.
-Nothing about requests is logged. Deliberately left out: TLS, authentication (the key is
-ignored), and every endpoint but these two.
+for other paths; every error body carries a ``request_id`` (``errors``). ``GET /v1/models/{id}``
+tells a client its window (``models``). The server keeps one prompt cache (``caching``) on a
+clock a test may replace. ``stop()`` closes the port and every open connection and joins the
+threads. Nothing about requests is logged. Deliberately left out: TLS, authentication (the key
+is ignored), and every other endpoint.
 """
 
 from __future__ import annotations
@@ -13,18 +15,23 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compaction.offline import api
-from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW, RequestError
+from compaction.offline import api, models
+from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+from compaction.offline.caching import PromptCache
+from compaction.offline.errors import RequestError, error_body, request_id
 
 
 class OfflineServer:
     """A Messages API server on 127.0.0.1 in a daemon thread; ``start()``/``stop()`` or ``with``."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.tokens = api.TokenCounts()
+        self.cache = PromptCache(clock)  # cached prompt prefixes, shared by every client
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()  # open keep-alive sockets, closed on stop
@@ -90,7 +97,7 @@ class OfflineServer:
 
 def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
     routes = {
-        "/v1/messages": lambda body, headers: api.create(server.tokens, body, headers),
+        "/v1/messages": lambda body, headers: api.create(server.tokens, server.cache, body, headers),
         "/v1/messages/count_tokens": lambda body, headers: api.count_tokens(server.tokens, body, headers),
     }
 
@@ -122,40 +129,47 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
             route = routes.get(self.path.split("?", 1)[0].rstrip("/"))
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
+            self.rid = request_id(self.path.encode() + raw)
             if route is None:
-                return self._send(404, _error("not_found_error", f"Not found: {self.path}"))
+                return self._send(404, error_body("not_found_error", f"Not found: {self.path}", self.rid))
             try:
                 body = json.loads(raw or b"null")
             except (ValueError, UnicodeDecodeError):
-                return self._send(400, _error("invalid_request_error", "The request body is not valid JSON."))
-            try:
-                return self._send(200, route(body, self.headers))
-            except RequestError as error:
-                return self._send(400, _error("invalid_request_error", str(error)))
-            except Exception as error:  # noqa: BLE001 - a bug here must reach the client as a 500
-                return self._send(
-                    500, _error("api_error", f"offline server error: {type(error).__name__}: {error}")
-                )
+                message = "The request body is not valid JSON."
+                return self._send(400, error_body("invalid_request_error", message, self.rid))
+            self._answer(lambda: route(body, self.headers))
 
         def do_GET(self) -> None:
-            self._send(404, _error("not_found_error", f"Not found: {self.path}"))
+            path = self.path.split("?", 1)[0].rstrip("/")
+            self.rid = request_id(path.encode())
+            if path == "/v1/models":
+                return self._answer(lambda: models.model_list(api.config(self.headers)[0]))
+            if path.startswith("/v1/models/") and path.count("/") == 3:
+                model = path.rsplit("/", 1)[1]
+                return self._answer(lambda: models.model_info(model, api.config(self.headers)[0]))
+            self._send(404, error_body("not_found_error", f"Not found: {self.path}", self.rid))
+
+        def _answer(self, compute: Callable[[], dict]) -> None:
+            try:
+                return self._send(200, compute())
+            except RequestError as error:
+                return self._send(400, error_body("invalid_request_error", str(error), self.rid))
+            except Exception as error:  # noqa: BLE001 - a bug here must reach the client as a 500
+                message = f"offline server error: {type(error).__name__}: {error}"
+                return self._send(500, error_body("api_error", message, self.rid))
 
         def _send(self, status: int, payload: dict) -> None:
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
-            self.send_header("request-id", "req_offline")
+            self.send_header("request-id", getattr(self, "rid", "req_offline"))
             if status >= 500:
                 self.send_header("x-should-retry", "false")
             self.end_headers()
             self.wfile.write(data)
 
     return Handler
-
-
-def _error(kind: str, message: str) -> dict:
-    return {"type": "error", "error": {"type": kind, "message": message}}
 
 
 __all__ = ["HEADER_SCENARIO", "HEADER_SEED", "HEADER_WINDOW", "OfflineServer"]

@@ -1,24 +1,33 @@
-"""Widgets that show a message list: one row per message, two lists side by side, a pass stepper.
+"""Widgets that show what each pass changed: a list, one pass as a diff, every pass of a call, the window.
 
 Each widget is a plain Python object that owns an ipywidgets tree (built on first display) and
-renders a static HTML form too, so a saved notebook shows its rows on GitHub and nbval can compare
-them; its text form is one deterministic line with no widget ids. Snip and micro placeholders and
-persisted-output markers are highlighted. Deliberately left out: editing messages, showing whole
-block contents, and any JavaScript of our own (ipywidgets does the live part).
+renders the same information as static HTML, so a saved notebook shows it on GitHub and nbval can
+compare it; its text form is one deterministic line with no widget ids. Rows keep their original
+message numbers and open onto their content; placeholders and markers show their own words; a
+dropped range is one gap naming where it went; one token unit per view (cl100k by default); every
+colour comes from ``compaction.palette``. Deliberately left out: editing messages, and any
+JavaScript of our own (ipywidgets and HTML ``<details>`` do the live part).
 """
 
 from compaction.widgets.compare import BeforeAfter, describe_change
+from compaction.widgets.diff import Change, align
+from compaction.widgets.gauge import WindowGauge
 from compaction.widgets.listview import MessageListView
+from compaction.widgets.marks import placeholder_words
 from compaction.widgets.rows import Row, block_kinds, is_placeholder, message_rows
 from compaction.widgets.stepper import PipelineStepper
 
 __all__ = [
     "BeforeAfter",
+    "Change",
     "MessageListView",
     "PipelineStepper",
     "Row",
+    "WindowGauge",
+    "align",
     "block_kinds",
     "describe_change",
     "is_placeholder",
     "message_rows",
+    "placeholder_words",
 ]

@@ -1,47 +1,55 @@
 """Rows of a message list: what one row says about one message, and its HTML.
 
-A row gives the index, the role, the block types with tools named (``text, tool_use:read_file``,
-a ``!`` after an error result), the tokens, a one-line preview, and whether the message holds a snip
-or micro placeholder or a persisted-output marker. Deliberately left out: whole block contents.
+A row gives the message's number, its role, the block types with tools named (``text,
+tool_use:read_file``; a ``!`` marks a tool result the tool reported as an error), its tokens, a
+one-line preview, and the words of any placeholder or marker it holds, in full. Each row opens (an
+HTML ``<details>``) onto the message's content, block by block, cut at a few thousand characters,
+so a learner reads a placeholder, a marker's path and preview or a summary's sections without
+printing the list. Deliberately left out: editing, and any JavaScript of our own.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from compaction import placeholders
-from compaction.messages import block_text, blocks, to_json, tool_names
-from compaction.placeholders import MARKER_OPEN
-from compaction.tokens import message_tokens
+from compaction.messages import blocks, text_of, to_json, tool_names
+from compaction.palette import CHANGES, LINES, ROLES
+from compaction.widgets.marks import is_summary, placeholder_words
+from compaction.widgets.measure import Meter
 
-ROLE_COLORS = {"user": "#0969da", "assistant": "#8250df"}
-CLIP = "overflow:hidden;text-overflow:ellipsis"  # a cell that cuts long text with "…"
-FIXED = "flex:none;"  # a column that keeps its width in a narrow pane
-ROW_STYLE = "display:flex;gap:8px;align-items:center;font:12px monospace;padding:1px 4px;white-space:nowrap"
+BLOCK_CHARS = 1_500  # characters of one block shown when a row is opened
+SUMMARY_CHARS = 6_000  # a summary is read whole, up to this
+BAR_PX = 120  # the width of a full bar
+FOLD_ROWS = 200  # a fold draws at most this many rows (the first and last halves): notebooks stay small
+NOTE = "font:12px monospace;padding:3px 6px;margin:1px 0"
+CLIP = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap"
+WRAP = "white-space:normal;overflow-wrap:anywhere"  # the kinds column: never cut
+FIXED = "flex:none;"
+BOLD = "font-weight:bold;white-space:nowrap"  # a column that keeps its width in a narrow pane
+LINE = "display:flex;gap:8px;align-items:center;font:12px monospace;padding:1px 4px"
 
 
 @dataclass(frozen=True)
 class Row:
     """What one row shows about one message."""
 
-    index: int
+    index: int  # the message's number in the list it came from
     role: str
     kinds: str  # "text, tool_use:read_file"
     tokens: int
     preview: str
-    placeholder: bool
-
-
-def _texts(message: dict) -> list[str]:
-    """The texts of a message's text blocks and tool results, in order."""
-    return [block_text(b) for b in blocks(message) if b.get("type") in ("text", "tool_result")]
+    placeholder: bool  # holds a placeholder, a marker or a summary
+    words: tuple[str, ...] = ()  # the placeholders' and markers' own words, or a summary's opening
+    content: str = ""  # what opening the row shows
 
 
 def is_placeholder(message: dict) -> bool:
     """True when a message holds a snip or micro placeholder, a persisted-output marker or a summary."""
-    return any(placeholders.is_placeholder(t) or MARKER_OPEN in t for t in _texts(message))
+    return bool(placeholder_words(message)) or is_summary(message)
 
 
 def block_kinds(message: dict, names: dict[str, str] | None = None) -> str:
@@ -58,46 +66,145 @@ def block_kinds(message: dict, names: dict[str, str] | None = None) -> str:
     return ", ".join(kinds)
 
 
-def _preview(message: dict, width: int = 70) -> str:
-    parts = _texts(message) or [
+def _cut(value: str, limit: int) -> str:
+    return value if len(value) <= limit else f"{value[:limit]}\n… {len(value) - limit:,} more characters"
+
+
+def message_content(message: dict, names: dict[str, str] | None = None) -> str:
+    """The message's content as a learner reads it: one paragraph per block, long ones cut."""
+    names = names or {}
+    if is_summary(message):
+        return _cut(
+            "\n\n".join(text_of([b]) for b in blocks(message) if b.get("type") == "text"), SUMMARY_CHARS
+        )
+    parts = []
+    for block in blocks(message):
+        kind = block.get("type", "?")
+        if kind == "text":
+            parts.append(f"[text]\n{_cut(str(block.get('text', '')), BLOCK_CHARS)}")
+        elif kind == "tool_use":
+            args = json.dumps(block.get("input") or {}, ensure_ascii=False, indent=1)
+            parts.append(
+                f"[tool_use {block.get('name', '?')} {block.get('id', '')}]\n{_cut(args, BLOCK_CHARS)}"
+            )
+        elif kind == "tool_result":
+            error = " error" if block.get("is_error") else ""
+            name = names.get(block.get("tool_use_id"), "?")
+            content = block.get("content", "")
+            value = text_of(content) if isinstance(content, (str, list)) else str(content)
+            parts.append(f"[tool_result of {name}{error}]\n{_cut(value, BLOCK_CHARS)}")
+        elif kind in ("thinking", "redacted_thinking"):
+            parts.append(
+                f"[{kind}]\n{_cut(str(block.get('thinking') or block.get('data') or ''), BLOCK_CHARS)}"
+            )
+        else:
+            parts.append(f"[{kind}]")
+    return "\n\n".join(parts)
+
+
+def _preview(message: dict, width: int = 90) -> str:
+    parts = [text_of([b]) if b.get("type") == "text" else "" for b in blocks(message)]
+    parts += [
+        text_of(b.get("content")) if isinstance(b.get("content"), (str, list)) else ""
+        for b in blocks(message)
+        if b.get("type") == "tool_result"
+    ]
+    parts = [p for p in parts if p.strip()] or [
         f"{b.get('name')}({to_json(b.get('input') or {})})" for b in blocks(message) if b.get("name")
     ]
     flat = " ".join(" ".join(parts).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def message_rows(messages: Sequence[dict], method: str = "chars") -> list[Row]:
-    """One Row per message, tokens counted with ``method``."""
+def message_row(index: int, message: dict, meter: Meter, names: dict[str, str]) -> Row:
+    """The Row of one message; ``index`` is its number in the list it came from."""
+    words = tuple(placeholder_words(message))
+    if is_summary(message):
+        words = (text_of([b for b in blocks(message) if b.get("type") == "text"][:1]).split("\n\n")[0],)
+    return Row(
+        index,
+        str(message.get("role")),
+        block_kinds(message, names),
+        meter.tokens(message),
+        _preview(message),
+        bool(words),
+        words,
+        message_content(message, names),
+    )
+
+
+def message_rows(messages: Sequence[dict], method: str = "tiktoken", meter: Meter | None = None) -> list[Row]:
+    """One Row per message, tokens counted with ``method`` (cl100k by default)."""
     if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
         raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
+    meter = meter or Meter(method)
     names = tool_names(messages)
-    return [
-        Row(
-            i,
-            str(m.get("role")),
-            block_kinds(m, names),
-            message_tokens(m, method),
-            _preview(m),
-            is_placeholder(m),
-        )
-        for i, m in enumerate(messages)
-    ]
+    return [message_row(i, m, meter, names) for i, m in enumerate(messages)]
 
 
-def row_html(row: Row, scale: int) -> str:
-    """The HTML of one row; ``scale`` is the token count that fills the bar."""
-    color = ROLE_COLORS.get(row.role, "#57606a")
-    width = 0 if not scale else max(1, round(120 * row.tokens / scale))
-    mark = " compaction-placeholder" if row.placeholder else ""
-    background = "background:#fff8c5;" if row.placeholder else ""
+def bar(tokens: int, scale: int, color: str, *, faded: bool = False) -> str:
+    """A bar ``tokens / scale`` of the full width (at least 1px for a message with any tokens)."""
+    width = 0 if not scale else max(1 if tokens else 0, round(BAR_PX * tokens / scale))
+    fade = "opacity:0.35;" if faded else ""
     return (
-        f"<div class='compaction-row{mark}' style='{ROW_STYLE};{background}'>"
-        f"<span style='{FIXED}width:3em;text-align:right'>{row.index}</span>"
-        f"<span style='{FIXED}width:6.5em;color:{color};font-weight:bold'>{row.role}</span>"
-        f"<span style='{FIXED}width:128px'><span class='compaction-bar' style='display:inline-block;"
-        f"height:9px;width:{width}px;background:{color}'></span></span>"
-        f"<span style='{FIXED}width:5em;text-align:right'>{row.tokens:,}</span>"
-        f"<span style='{FIXED}width:16em;{CLIP}'>{html.escape(row.kinds)}</span>"
-        f"<span style='flex:1;min-width:0;color:#57606a;{CLIP}'>{html.escape(row.preview)}</span>"
-        "</div>"
+        f"<span class='compaction-bar' style='display:block;height:5px;width:{width}px;"
+        f"background:{color};{fade}margin:1px 0'></span>"
+    )
+
+
+def row_html(
+    row: Row,
+    scale: int,
+    *,
+    number: str | None = None,
+    before: int | None = None,
+    mark: str = "",
+) -> str:
+    """One row as a ``<details>``: the line, the placeholder's words, and the content when opened.
+
+    ``before`` (tokens the message had before the pass) draws a faded bar under the new one and
+    ``before -> after`` as the count; ``mark`` is ``changed`` or ``added`` (the row's highlight).
+    """
+    color = ROLES.get(row.role, ROLES["other"])
+    classes = "compaction-row" + (" compaction-placeholder" if row.placeholder else "")
+    classes += f" compaction-{mark}" if mark else ""
+    background = f"background:{CHANGES[mark]};" if mark else ""
+    bars = (bar(before, scale, color, faded=True) if before is not None else "") + bar(
+        row.tokens, scale, color
+    )
+    count = f"{before:,} → {row.tokens:,}" if before is not None else f"{row.tokens:,}"
+    words = "".join(
+        f"<div class='compaction-words' style='font:12px monospace;white-space:pre-wrap;padding:0 4px 2px "
+        f"5.5em;color:{LINES['tokens']}'>{html.escape(_cut(w, 600))}</div>"
+        for w in row.words
+    )
+    return (
+        f"<details class='{classes}' style='{background}margin:0'>"
+        "<summary style='display:block;list-style:none;cursor:pointer'>"
+        f"<div style='{LINE}'>"
+        f"<span style='{FIXED}width:3.5em;text-align:right'>{html.escape(number or str(row.index))}</span>"
+        f"<span style='{FIXED}width:7.5em;color:{color};{BOLD}'>▸ {row.role}</span>"
+        f"<span style='{FIXED}width:{BAR_PX + 4}px'>{bars}</span>"
+        f"<span style='{FIXED}width:8.5em;text-align:right'>{count}</span>"
+        f"<span style='{FIXED}width:20em;{WRAP}'>{html.escape(row.kinds)}</span>"
+        f"<span style='flex:1;min-width:0;color:{LINES['muted']};{CLIP}'>{html.escape(row.preview)}</span>"
+        f"</div>{words}</summary>"
+        f"<pre class='compaction-content' style='font:12px monospace;white-space:pre-wrap;margin:2px 0 6px "
+        f"5.5em;padding:4px;border-left:3px solid {color}'>{html.escape(row.content)}</pre>"
+        "</details>"
+    )
+
+
+def fold_html(label: str, items: Sequence, draw: Callable[[Any], str]) -> str:
+    """A fold that opens on a click; past ``FOLD_ROWS`` items only the first and last halves are drawn."""
+    half = FOLD_ROWS // 2
+    if len(items) <= FOLD_ROWS:
+        body = "".join(draw(x) for x in items)
+    else:
+        skipped = f"<div style='{NOTE}'>… {len(items) - FOLD_ROWS:,} more messages not drawn</div>"
+        body = "".join(draw(x) for x in items[:half]) + skipped + "".join(draw(x) for x in items[-half:])
+    return (
+        f"<details class='compaction-collapsed' style='background:{CHANGES['collapsed']};margin:1px 0'>"
+        f"<summary style='{NOTE};cursor:pointer;color:{LINES['muted']}'>{html.escape(label)}</summary>"
+        f"{body}</details>"
     )

@@ -176,7 +176,6 @@ FIX_SCRIPT = [
 def fix_session(workspace=None) -> list[dict]:
     """A scripted session on the practice project: research, three fixes, the suite turns green."""
 
-
     if workspace is None:  # a throwaway copy; tool outputs never show its path
         with tempfile.TemporaryDirectory(prefix="compaction-fix-") as folder:
             return fix_session(Path(folder) / "ws")

@@ -1,0 +1,152 @@
+"""Context editing on the server: ``clear_tool_uses_20250919`` and ``clear_thinking_20251015``.
+
+What the documentation says (https://platform.claude.com/docs/en/build-with-claude/context-editing):
+once the prompt exceeds the trigger, "the API automatically clears the oldest tool results in
+chronological order, replacing them with placeholder text"; ``clear_tool_inputs`` also clears the
+tool calls' parameters; ``clear_at_least`` means the context "will only be modified if at least
+this many tokens can be removed" (SDK docstring); the edit happens server-side, so the client keeps
+its full history; and clearing "invalidates cached prompt prefixes" from the cleared content on
+(``caching`` sees that by itself: the edited prefix hashes differently). ``clear_thinking_20251015``
+removes thinking blocks from all but the last ``keep`` assistant turns.
+
+The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
+the newest tool uses of every tool, and an excluded tool's older uses are skipped, not counted; a
+turn made only of thinking keeps it (an empty turn would be refused). How the API decides when
+to clear again is not documented; the docs do say that after a clear "subsequent requests can
+reuse the newly cached prefix", which a stateless server can only honour by clearing in rounds:
+the conversation is replayed turn by turn, and a new round clears only when the context *as
+already cleared* exceeds the trigger again (and gains ``clear_at_least``). Each edit reports the
+tool uses cleared in the request and the tokens that removed, counted as the rest of the server
+counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from compaction.messages import blocks
+from compaction.offline.context_config import ClearThinking, ClearToolUses
+
+PLACEHOLDER = "[tool result cleared by context management]"  # the offline server's wording
+THINKING = ("thinking", "redacted_thinking")
+
+Count = Callable[[list], int]  # messages -> input tokens of the request holding them
+
+
+def tool_uses(messages: list) -> list[tuple[int, int, dict]]:
+    """Every tool_use of the conversation as (message index, block index, block), oldest first."""
+    found = []
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant":
+            found += [(i, j, b) for j, b in enumerate(blocks(message)) if b.get("type") == "tool_use"]
+    return found
+
+
+def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[list, dict | None]:
+    """(messages after the edit, its applied_edits entry or None when it did not apply).
+
+    Clearing happens in rounds, replayed from the start of the conversation: after each user turn,
+    if the context as already cleared exceeds the trigger, every tool use but the newest ``keep``
+    is cleared, provided that removes at least ``clear_at_least`` more tokens. Between rounds the
+    cleared prefix stays the same, so later requests read it from the cache.
+    """
+    uses = tool_uses(messages)
+    names = {b["id"]: b.get("name") for _, _, b in uses}
+    head = count([])
+    ids = [_ids(m) for m in messages]  # message index -> tool_use ids its blocks mention
+    cleared: set[str] = set()  # tool_use ids cleared by the rounds so far
+    now: list[int] = []  # message index -> its tokens with the current rounds applied
+    running = head  # tokens of the prefix so far, as cleared
+
+    def tokens(k: int, gone: set[str]) -> int:
+        message = messages[k]
+        if ids[k] & gone:
+            message = _apply([message], gone, names, edit)[0]
+        return count([message]) - head
+
+    sent: list[str] = []  # tool uses sent by this point, oldest first
+    for t, message in enumerate(messages):
+        now.append(tokens(t, cleared))
+        running += now[t]
+        if message.get("role") == "assistant":
+            sent += [b["id"] for b in blocks(message) if b.get("type") == "tool_use"]
+            continue
+        kind, threshold = edit.trigger
+        if (running if kind == "input_tokens" else len(set(sent) - cleared)) <= threshold:
+            continue
+        older = sent[: max(0, len(sent) - edit.keep)]
+        targets = cleared | {u for u in older if names[u] not in edit.exclude_tools}
+        if targets == cleared:
+            continue
+        touched = {k: tokens(k, targets) for k in range(t + 1) if ids[k] & (targets - cleared)}
+        gain = sum(now[k] - after for k, after in touched.items())
+        if gain > 0 and gain >= edit.clear_at_least:
+            cleared = targets
+            for k, after in touched.items():
+                now[k] = after
+            running -= gain
+    if not cleared:
+        return messages, None
+    edited = _apply(messages, cleared, names, edit)
+    entry = {
+        "type": edit.type,
+        "cleared_tool_uses": len(cleared),
+        "cleared_input_tokens": count(messages) - count(edited),
+    }
+    return edited, entry
+
+
+def _ids(message: dict) -> set[str]:
+    found = set()
+    for block in blocks(message):
+        if block.get("type") == "tool_use":
+            found.add(block.get("id"))
+        elif block.get("type") == "tool_result":
+            found.add(block.get("tool_use_id"))
+    return found
+
+
+def _apply(messages: list, cleared: set[str], names: dict, edit: ClearToolUses) -> list:
+    """The messages with the results (and, as configured, the inputs) of ``cleared`` replaced."""
+    if not cleared:
+        return messages
+    targets = {u: names[u] for u in cleared}
+    out = []
+    for message in messages:
+        content = blocks(message)
+        new = [_cleared(b, targets, edit.clear_tool_inputs) for b in content]
+        out.append({**message, "content": new} if new != content else message)
+    return out
+
+
+def _cleared(block: dict, targets: dict, clear_input: bool | tuple) -> dict:
+    kind = block.get("type")
+    if kind == "tool_result" and block.get("tool_use_id") in targets:
+        return {**block, "content": PLACEHOLDER}
+    if kind == "tool_use" and block.get("id") in targets:
+        name = targets[block["id"]]
+        if clear_input is True or (isinstance(clear_input, tuple) and name in clear_input):
+            return {**block, "input": {}}
+    return block
+
+
+def clear_thinking(messages: list, edit: ClearThinking, count: Count) -> tuple[list, dict | None]:
+    """(messages with thinking removed from older assistant turns, its applied_edits entry or None)."""
+    if edit.keep is None:
+        return messages, None
+    turns = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    older = set(turns[: max(0, len(turns) - edit.keep)])
+    edited, turns_cleared = [], 0
+    for i, message in enumerate(messages):
+        content = blocks(message)
+        kept = [b for b in content if b.get("type") not in THINKING]
+        if i in older and kept and len(kept) < len(content):
+            edited.append({**message, "content": kept})
+            turns_cleared += 1
+        else:
+            edited.append(message)
+    if not turns_cleared:
+        return messages, None
+    entry = {"type": edit.type, "cleared_thinking_turns": turns_cleared}
+    entry["cleared_input_tokens"] = count(messages) - count(edited)
+    return edited, entry

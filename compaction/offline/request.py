@@ -1,0 +1,86 @@
+"""One request as the API reads it: turns merged, the list checked, the settings parsed.
+
+``checked`` merges consecutive same-role turns as the API does (``turns``), then refuses what the
+API refuses, with its wording; the rules of the list itself come from
+``compaction.messages.validate`` only, the ``tool_use`` id pattern from the API's own 400
+("messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", seen in
+https://github.com/CommandCodeAI/command-code/issues/323), the ``context_management`` shapes from
+``context_config``. An error's message index is the index the client sent (``turns``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.messages import InvalidConversation, blocks, validate
+from compaction.offline.context_config import Edit, betas_of, parse
+from compaction.offline.errors import RequestError
+from compaction.offline.turns import merge_turns
+
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
+
+
+@dataclass
+class Request:
+    """One checked request: what was sent, merged as the API merges it, and its settings."""
+
+    messages: list  # merged turns
+    origin: list[int]  # merged index -> index as sent
+    system: str | None
+    system_blocks: list
+    tools: list
+    edits: list[Edit] = field(default_factory=list)
+    max_tokens: int = 0
+    auto_cache: dict | None = None  # the top-level cache_control, if any
+
+
+def system_of(system: Any) -> tuple[str | None, list]:
+    """The system prompt as one string (a list of text blocks is joined) and as blocks."""
+    if system is None or isinstance(system, str):
+        return system, ([{"type": "text", "text": system}] if system else [])
+    if isinstance(system, list):
+        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict)), system
+    raise RequestError(f"system: Input should be a valid string or list, not {type(system).__name__}")
+
+
+def checked(body: Any, headers: Any, *, create: bool) -> Request:
+    """The request, turns merged, or a RequestError in the API's wording naming the field."""
+    if not isinstance(body, dict):
+        raise RequestError("body: Input should be a valid dictionary")
+    for name in ("model", "messages") + (("max_tokens",) if create else ()):
+        if name not in body:
+            raise RequestError(f"{name}: Field required")
+    if create and body.get("stream"):
+        raise RequestError("stream: streaming is not supported by the offline model")
+    max_tokens = body.get("max_tokens", 0)
+    if create and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1):
+        raise RequestError("max_tokens: Input should be a valid integer greater than or equal to 1")
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise RequestError("tools: Input should be a valid list")
+    auto = body.get("cache_control")
+    if auto is not None and not (isinstance(auto, dict) and auto.get("type") == "ephemeral"):
+        raise RequestError("cache_control.type: Input should be 'ephemeral'")
+    merged, origin = merge_turns(body["messages"] if isinstance(body["messages"], list) else [])
+    try:
+        validate(merged if isinstance(body["messages"], list) else body["messages"])
+    except InvalidConversation as error:
+        if error.index is not None and error.index < len(origin):
+            error.index = origin[error.index]
+        raise RequestError(error.api_message) from error
+    _check_tool_use_ids(body["messages"])
+    system, system_blocks = system_of(body.get("system"))
+    edits = parse(body.get("context_management"), betas_of(headers))
+    return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
+
+
+def _check_tool_use_ids(messages: list) -> None:
+    for i, message in enumerate(messages):
+        for j, block in enumerate(blocks(message)):
+            if block.get("type") == "tool_use" and not TOOL_USE_ID.match(block["id"]):
+                raise RequestError(
+                    f"messages.{i}.content.{j}.tool_use.id: "
+                    f"String should match pattern '{TOOL_USE_ID.pattern}'"
+                )

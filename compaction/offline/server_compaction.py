@@ -1,0 +1,71 @@
+"""Server-side compaction, ``compact_20260112``: a summary block the client sends back.
+
+What the documentation says (https://platform.claude.com/docs/en/build-with-claude/compaction):
+when the input exceeds the trigger (150,000 tokens by default), the API summarizes the
+conversation, returns the summary in a ``compaction`` block at the start of its answer, and goes
+on with the compacted context; with ``pause_after_compaction`` it stops after the block with
+``stop_reason`` "compaction" (SDK ``BetaStopReason``); on later requests "the API automatically
+drops all message blocks prior to the compaction block". ``usage.iterations`` reports the
+compaction and the message iteration apart, and the compaction's tokens are not in the top-level
+``usage`` (SDK ``BetaUsage.iterations``). A block whose content is null is a no-op (SDK
+``BetaCompactionBlock``).
+
+The offline summary comes from ``compaction.offline.summarizer`` (extractive, the course's nine
+sections), asked with the course's own summary prompt; ``instructions`` join that prompt and count
+in the compaction's input tokens, but an extractive summarizer cannot follow them.
+Deliberately left out: ``encrypted_content``, ``signature`` and ``tool_changes``.
+"""
+
+from __future__ import annotations
+
+from compaction.messages import blocks, text
+from compaction.offline.summarizer import summarize
+from compaction.summary_prompt import SUMMARY_PROMPT
+
+SUMMARY_RE_OPEN, SUMMARY_RE_CLOSE = "<summary>", "</summary>"
+
+
+def from_last_compaction(messages: list) -> list:
+    """The request as the model sees it: from the last compaction block with content on."""
+    for i in range(len(messages) - 1, -1, -1):
+        content = blocks(messages[i])
+        for j in range(len(content) - 1, -1, -1):
+            if content[j].get("type") == "compaction" and isinstance(content[j].get("content"), str):
+                return [{**messages[i], "content": content[j:]}] + messages[i + 1 :]
+    return messages
+
+
+def for_the_model(messages: list) -> list:
+    """The messages with each compaction block read as the text of its summary (null ones dropped)."""
+    shown = []
+    for message in messages:
+        content = blocks(message)
+        if not any(b.get("type") == "compaction" for b in content):
+            shown.append(message)
+            continue
+        kept = [_as_text(b) for b in content if b.get("type") != "compaction" or b.get("content")]
+        if kept:
+            shown.append({**message, "content": kept})
+    return shown
+
+
+def _as_text(block: dict) -> dict:
+    return text(block["content"]) if block.get("type") == "compaction" else block
+
+
+def summary_request(messages: list, instructions: str | None) -> list:
+    """The conversation with the summary prompt (and any instructions) as a last user text block."""
+    prompt = SUMMARY_PROMPT + (f"\n\nAdditional instructions: {instructions}" if instructions else "")
+    shown = for_the_model(messages)
+    if shown and shown[-1].get("role") == "user":
+        return shown[:-1] + [{**shown[-1], "content": blocks(shown[-1]) + [text(prompt)]}]
+    return shown + [{"role": "user", "content": [text(prompt)]}]
+
+
+def compaction_block(request: list) -> dict:
+    """The ``compaction`` block for a summary request: the offline summary, without its analysis."""
+    answer = summarize(request)
+    start = answer.find(SUMMARY_RE_OPEN)
+    end = answer.rfind(SUMMARY_RE_CLOSE)
+    body = answer[start + len(SUMMARY_RE_OPEN) : end].strip() if start >= 0 and end > start else answer
+    return {"type": "compaction", "content": body}

@@ -1,0 +1,178 @@
+"""Chapter 14's checks pass right answers, fail the stubs, and reject known-wrong answers."""
+
+from __future__ import annotations
+
+from check_cases import check_tests
+
+from compaction.course.checks import api_context as checks
+from compaction.messages import blocks
+from compaction.server_side import cache_breaks, client_keeps
+
+# ---------------------------------------------------------------- right answers, written differently
+
+
+def breaks_by_zip(sent, read):
+    return [i + 1 for i, (before, now) in enumerate(zip(sent, read[1:], strict=False)) if now < before]
+
+
+def budget_edits(window, max_breaks):
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window * 3 // 4},
+            "keep": {"type": "tool_uses", "value": 2},
+            "clear_at_least": {"type": "input_tokens", "value": window // 2},
+        }
+    ]
+
+
+def predicted_by_counting(messages, edit):
+    limit, keep = edit["trigger"]["value"], edit["keep"]["value"]
+    excluded = set(edit.get("exclude_tools", ()))
+    names: dict[str, str] = {}
+    cleared: set[str] = set()
+    for message in messages:
+        for block in blocks(message):
+            if block["type"] == "tool_use":
+                names[block["id"]] = block["name"]
+        if message["role"] == "user" and sum(u not in cleared for u in names) > limit:
+            ids = list(names)
+            cleared.update(u for u in ids[: max(0, len(ids) - keep)] if names[u] not in excluded)
+    return len(cleared)
+
+
+# ---------------------------------------------------------------- known-wrong answers
+
+
+def breaks_counting_equal_reads(sent, read):
+    return [i for i in range(1, len(sent)) if read[i] <= sent[i - 1]]
+
+
+def breaks_against_the_previous_read(sent, read):
+    return [i for i in range(1, len(sent)) if read[i] < read[i - 1]]
+
+
+def breaks_including_the_first_call(sent, read):
+    return [0] + cache_breaks(sent, read) if sent else []
+
+
+def no_edits(window, max_breaks):
+    return []
+
+
+def documented_defaults(window, max_breaks):
+    return [{"type": "clear_tool_uses_20250919"}]
+
+
+def clearing_early_and_often(window, max_breaks):
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window // 4},
+        }
+    ]
+
+
+def clearing_too_late(window, max_breaks):
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": int(window * 0.85)},
+            "clear_at_least": {"type": "input_tokens", "value": int(window * 0.6)},
+        }
+    ]
+
+
+def compacting_instead(window, max_breaks):
+    return [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": window * 3 // 4}}]
+
+
+def predicted_at_the_end_only(messages, edit):
+    ids = [b["id"] for m in messages for b in blocks(m) if b["type"] == "tool_use"]
+    excluded = set(edit.get("exclude_tools", ()))
+    names = {b["id"]: b["name"] for m in messages for b in blocks(m) if b["type"] == "tool_use"}
+    if len(ids) <= edit["trigger"]["value"]:
+        return 0
+    return sum(names[u] not in excluded for u in ids[: max(0, len(ids) - edit["keep"]["value"])])
+
+
+def predicted_with_at_least(messages, edit):
+    return predicted_by_counting(
+        messages, {**edit, "trigger": {**edit["trigger"], "value": edit["trigger"]["value"] - 1}}
+    )
+
+
+def predicted_ignoring_exclusions(messages, edit):
+    return predicted_by_counting(messages, {k: v for k, v in edit.items() if k != "exclude_tools"})
+
+
+def predicted_without_counting_excluded(messages, edit):
+    excluded = set(edit.get("exclude_tools", ()))
+    kept = [
+        {**m, "content": [b for b in blocks(m) if b.get("name") not in excluded]}
+        if m["role"] == "assistant"
+        else m
+        for m in messages
+    ]
+    return predicted_by_counting(kept, edit)
+
+
+def keeps_with_tool_results(messages):
+    found = client_keeps(messages)
+    extra = [str(b.get("content")) for m in messages for b in blocks(m) if b["type"] == "tool_result"]
+    return {**found, "user_words": found["user_words"] + extra}
+
+
+def keeps_only_string_turns(messages):
+    found = client_keeps(messages)
+    return {
+        **found,
+        "user_words": [
+            m["content"] for m in messages if m["role"] == "user" and isinstance(m["content"], str)
+        ],
+    }
+
+
+def keeps_every_edit(messages):
+    files = [
+        b["input"]["path"]
+        for m in messages
+        for b in blocks(m)
+        if b["type"] == "tool_use" and b["name"] == "edit_file"
+    ]
+    return {**client_keeps(messages), "files_changed": files}
+
+
+CASES = [
+    (
+        checks.check_cache_breaks,
+        cache_breaks,
+        [breaks_counting_equal_reads, breaks_against_the_previous_read, breaks_including_the_first_call],
+    ),
+    (
+        checks.check_edits_for_budget,
+        budget_edits,
+        [no_edits, documented_defaults, clearing_early_and_often, clearing_too_late, compacting_instead],
+    ),
+    (
+        checks.check_predict_cleared,
+        checks.server_cleared,
+        [
+            predicted_at_the_end_only,
+            predicted_with_at_least,
+            predicted_ignoring_exclusions,
+            predicted_without_counting_excluded,
+        ],
+    ),
+    (
+        checks.check_client_keeps,
+        client_keeps,
+        [keeps_with_tool_results, keeps_only_string_turns, keeps_every_edit],
+    ),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+def test_answers_written_differently_pass():
+    assert checks.check_cache_breaks(breaks_by_zip).passed
+    assert checks.check_predict_cleared(predicted_by_counting).passed

@@ -1,0 +1,191 @@
+"""Letting the API manage the context, through the real SDK against ``compaction.connect()``.
+
+The issue's "done when" figures first (24 tool results, keep 3: 21 cleared; a paused compaction and
+its round trip; count_tokens' original count), then the client side: ``ServerManaged``, ``Ledger``,
+``client_keeps``, and a session that runs with every non-loopback connection refused.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from api_sessions import COMPACT, CONTEXT, TOOLS, tool_session
+
+from compaction.backend import connect
+from compaction.messages import assistant, from_response, text, tool_result, tool_use, user
+from compaction.offline.context_edits import PLACEHOLDER
+from compaction.server_side import PRICE, Ledger, ServerManaged, cache_breaks, client_keeps, input_cost
+from compaction.tokens import estimate_tokens
+
+MODEL = "claude-any"
+
+
+def tokens(messages) -> int:
+    return estimate_tokens(messages, "tiktoken", tools=TOOLS)
+
+
+def test_done_when_keep_3_of_24_tool_results_clears_21_and_sends_fewer_tokens():
+    session = tool_session(24)
+    edit = {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1000}}
+    edit["keep"] = {"type": "tool_uses", "value": 3}
+    answer = connect().beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=session,
+        tools=TOOLS,
+        betas=[CONTEXT],
+        context_management={"edits": [edit]},
+    )
+    [applied] = answer.context_management.applied_edits
+    assert applied.cleared_tool_uses == 21
+    assert answer.usage.input_tokens < tokens(session)
+    cleared = sum(
+        b.get("content") == PLACEHOLDER for m in session for b in m["content"] if isinstance(b, dict)
+    )
+    assert cleared == 0  # the client's list is untouched: the edit happened on the server
+
+
+def test_done_when_a_paused_compaction_returns_the_block_and_sending_it_back_cuts_the_input():
+    session = tool_session(24)
+    edits = {
+        "edits": [
+            {
+                "type": "compact_20260112",
+                "trigger": {"type": "input_tokens", "value": 3000},
+                "pause_after_compaction": True,
+            }
+        ]
+    }
+    client = connect()
+    paused = client.beta.messages.create(
+        model=MODEL, max_tokens=64, messages=session, tools=TOOLS, betas=[COMPACT], context_management=edits
+    )
+    assert paused.stop_reason == "compaction" and [b.type for b in paused.content] == ["compaction"]
+    block = from_response(paused)
+    again = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=session + [block],
+        tools=TOOLS,
+        betas=[COMPACT],
+        context_management=edits,
+    )
+    assert again.usage.input_tokens == tokens([block]) < tokens(session)
+
+
+def test_done_when_count_tokens_reports_the_original_input_tokens():
+    session = tool_session(24)
+    edit = {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1000}}
+    counted = connect().beta.messages.count_tokens(
+        model=MODEL, messages=session, tools=TOOLS, betas=[CONTEXT], context_management={"edits": [edit]}
+    )
+    assert counted.context_management.original_input_tokens == tokens(session) > counted.input_tokens
+
+
+def test_server_managed_sends_the_edits_their_betas_and_a_cache_mark():
+    clear = {"type": "clear_tool_uses_20250919"}
+    both = ServerManaged(connect(), edits=[clear, {"type": "compact_20260112"}]).options()
+    assert both["betas"] == [COMPACT, CONTEXT] and both["context_management"]["edits"][0] == clear
+    assert both["cache_control"] == {"type": "ephemeral"}
+    assert ServerManaged(connect(), cache=False).options() == {}
+    with pytest.raises(ValueError, match="clear_everything"):
+        ServerManaged(connect(), edits=[{"type": "clear_everything"}])
+
+
+def test_a_ledger_records_usage_reads_and_breaks_of_real_responses():
+    ledger, client = Ledger(), ServerManaged(connect())
+    session = tool_session(6)
+    for messages in (session, session + [assistant(text("More.")), user("Go on.")], session):
+        response = client.create(model=MODEL, max_tokens=64, messages=messages, tools=TOOLS)
+        ledger.on_response(messages, response)
+    assert ledger.sent == [
+        tokens(session),
+        tokens(session[:]) + ledger.sent[1] - tokens(session),
+        tokens(session),
+    ]
+    assert ledger.read[1] == ledger.sent[0]  # appended: the whole first request read back
+    assert ledger.cache_breaks() == [2]  # the third request dropped what the second added
+    assert ledger.cost[0] == pytest.approx(
+        PRICE["5m"] * ledger.written[0] + ledger.sent[0] - ledger.written[0]
+    )
+
+
+def test_input_cost_reads_dicts_and_sdk_objects_alike():
+    usage = {
+        "input_tokens": 10,
+        "cache_read_input_tokens": 100,
+        "cache_creation_input_tokens": 20,
+        "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 0},
+    }
+    assert PRICE == {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # the documented multipliers
+    assert input_cost(usage) == pytest.approx(10 + 0.1 * 100 + 1.25 * 20)
+    one_hour = {**usage, "cache_creation": {"ephemeral_5m_input_tokens": 5, "ephemeral_1h_input_tokens": 15}}
+    assert input_cost(one_hour) == pytest.approx(10 + 0.1 * 100 + 1.25 * 5 + 2.0 * 15)
+    response = connect().messages.create(model=MODEL, max_tokens=8, messages=[user("hi")])
+    assert input_cost(response.usage) == response.usage.input_tokens
+
+
+def test_cache_breaks_counts_only_a_read_shorter_than_what_was_sent():
+    assert cache_breaks([100, 150, 90, 120], [0, 100, 50, 90]) == [2]
+    assert cache_breaks([], []) == [] and cache_breaks([5], [0]) == []
+
+
+def test_client_keeps_the_users_words_and_each_changed_file_once():
+    messages = [
+        user("Fix it, but never touch tests/."),
+        assistant(tool_use("toolu_1", "edit_file", {"path": "a.py", "old_text": "x", "new_text": "y"})),
+        user(tool_result("toolu_1", "ok"), text("And keep the API stable.")),
+        assistant(
+            tool_use("toolu_2", "write_file", {"path": "a.py", "content": "z"}),
+            tool_use("toolu_3", "write_file", {"path": "NOTES.md", "content": "n"}),
+        ),
+        user(tool_result("toolu_2", "ok"), tool_result("toolu_3", "ok")),
+    ]
+    assert client_keeps(messages) == {
+        "user_words": ["Fix it, but never touch tests/.", "And keep the API stable."],
+        "files_changed": ["a.py", "NOTES.md"],
+    }
+
+
+OFFLINE_RUN = """
+import socket
+
+real_connect, real_create = socket.socket.connect, socket.create_connection
+
+def loopback_only(self, address):
+    if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+        raise OSError(101, f"network is unreachable (test): {address!r}")
+    return real_connect(self, address)
+
+def create_loopback_only(address, *args, **kwargs):
+    if address[0] not in ("127.0.0.1", "::1", "localhost"):
+        raise OSError(101, f"network is unreachable (test): {address!r}")
+    return real_create(address, *args, **kwargs)
+
+socket.socket.connect, socket.create_connection = loopback_only, create_loopback_only
+
+from compaction.server_side import run_session
+
+edits = [
+    {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 4000},
+     "clear_at_least": {"type": "input_tokens", "value": 2000}},
+    {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 5000}},
+]
+ledger, result = run_session(edits, window=8000, turns=30)
+assert result.error is None, result.error
+print("calls", len(ledger.sent), "cleared", max(ledger.cleared), "read", sum(ledger.read))
+"""
+
+
+def test_server_side_management_runs_with_the_network_cut_off_except_loopback(tmp_path):
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "empty-cache")}
+    env.pop("COMPACTION_BACKEND", None)
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_RUN], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    words = done.stdout.split()
+    assert words[1] == "30" and int(words[3]) > 0 and int(words[5]) > 0
