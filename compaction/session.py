@@ -12,9 +12,10 @@ The demo settings scale the pipeline to the small window (``demo_settings``); ``
 offers the model the ``compact`` tool and makes the user ask for a compaction before that call.
 Deliberately left out: choosing settings for a real 200K window and running several sessions at
 once. Of the ``Compactor``'s defaults, the window, the result budget, the buffer, the reserve and the
-breaker follow Claude Code's figures as the course's design notes give them; the snip and micro
-settings follow the seed's teaching code, not Claude Code (whose snip is feature-gated, and whose
-public builds run no microcompact except an off-by-default time-based one that keeps 5).
+breaker follow Claude Code's figures as the course's design notes give them; snip is off by default,
+as chapter 13's comparison chose, and the micro settings follow the seed's teaching code, not Claude
+Code (whose snip is feature-gated, and whose public builds run no microcompact except an
+off-by-default time-based one that keeps 5).
 """
 
 from __future__ import annotations
@@ -46,8 +47,10 @@ COMPACT_REQUEST = "Please compact the conversation now before you go on."
 def demo_settings(window: int) -> dict[str, Any]:
     """Compactor settings for a small window: a budget of half the window in characters.
 
-    ``max_messages`` is high on purpose: in an 8K window the token threshold comes first, and a
-    snip at 50 messages would keep every request so short that no summary is ever needed.
+    ``max_messages=150`` only matches the ``Compactor``'s default (no snip) over 150 turns: the
+    summaries keep the list far shorter, so snip never fires. A snip at 50 messages, the old
+    default, would keep every request so short that no summary is ever needed, and it halves the
+    probes the final context answers (chapter 13).
     """
     return {"context_window": window, "max_chars": max(1_000, window // 2), "max_messages": 150}
 

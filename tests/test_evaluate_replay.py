@@ -137,3 +137,9 @@ def test_the_command_refuses_a_bad_probe_file_naming_it(tmp_path, capsys):
     assert main(["evaluate", "--session", str(session_file), "--probes", str(bad)]) == 2
     assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().out
     assert main(["evaluate", "--probes", str(bad)]) == 2
+
+
+def test_asking_the_model_needs_the_real_api(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COMPACTION_BACKEND", raising=False)
+    assert main(["evaluate", "--quick", "--ask-model"]) == 2
+    assert "--ask-model needs the real API" in capsys.readouterr().out

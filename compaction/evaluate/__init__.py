@@ -2,6 +2,7 @@
 
 ``probes`` (questions and the evidence that answers them, from JSON files), ``find`` (probes found
 in a session automatically), ``strategies`` (the designs compared), ``replay`` (one strategy over
-one session, turn by turn), ``cost`` (prompt-cache pricing), ``compare`` (the table and its last
-line) and ``grade`` (asking a real model the questions; never used by the tests).
+one session, turn by turn) with ``recording`` (what it watches), ``cost`` (prompt-cache pricing),
+``compare`` (the table, the goal and the last line), ``frontier`` (cost against probes kept, as a
+plot), ``grade`` (asking a real model the questions; never used by the tests) and ``cli``.
 """

@@ -15,7 +15,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from compaction.backend import BackendError, backend_name, connect
 from compaction.evaluate import compare
+from compaction.evaluate.grade import ask_model
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay import Replay, keep_final
 from compaction.evaluate.strategies import STRATEGIES
@@ -32,6 +34,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--window", type=int, help="context window for --session (default: a third of it)")
     parser.add_argument("--strategy", action="append", choices=STRATEGIES, help="only these (repeatable)")
     parser.add_argument("--save-final", type=Path, metavar="DIR", help="write each final context as JSON")
+    parser.add_argument(
+        "--ask-model",
+        action="store_true",
+        help="also ask the real model each probe against each final context (COMPACTION_BACKEND=anthropic)",
+    )
     parser.set_defaults(handler=main)
     return parser
 
@@ -50,8 +57,19 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
     except (OSError, ValueError, ProbeError) as exc:
         console.print(f"error: {exc}", style="red", markup=False)
         return 2
+    client = None
+    if args.ask_model:
+        try:
+            if backend_name() != "anthropic":
+                raise BackendError("--ask-model needs the real API: set COMPACTION_BACKEND=anthropic")
+            client = connect("anthropic")
+        except BackendError as exc:
+            console.print(f"error: {exc}", style="red", markup=False)
+            return 2
     strategies = args.strategy or list(STRATEGIES)
     replays = run_with_progress(sessions, strategies, console)
+    if client is not None:
+        print_model_grades(replays, sessions, client, console)
     for session in sessions:
         rows = [compare.row(r, replays)[1:] for r in replays if r.session == session.label]
         console.print(
@@ -79,6 +97,17 @@ def run_with_progress(sessions: list, strategies: list[str], console: Console) -
             progress.update(bar, advance=1, description=f"{replay.session}: {replay.strategy}")
 
         return compare.run(sessions, strategies, on_done=done)
+
+
+def print_model_grades(replays: list[Replay], sessions: list, client: Any, console: Console) -> None:
+    """The share of reached probes the real model answers right, per strategy (one request per probe)."""
+    probes = {s.label: s.probes for s in sessions}
+    console.print("\nasked the model (answers graded by the evidence):", markup=False)
+    for r in replays:
+        reached = [p for p in probes[r.session] if p.id not in r.unreached]
+        graded = ask_model(reached, r.final, client=client, model=compare.grading_model())
+        right = sum(ok for _, ok in graded.values())
+        console.print(f"  {r.session}, {r.strategy}: {right}/{len(graded)}", markup=False)
 
 
 def print_goal(replays: list[Replay], console: Console) -> None:

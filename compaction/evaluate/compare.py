@@ -19,6 +19,7 @@ from compaction.evaluate.probes import KINDS, Probe, load_probes
 from compaction.evaluate.replay import Replay, replay_messages, replay_offline
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import load_session
+from compaction.models import DEFAULT_MODEL
 from compaction.tokens import estimate_tokens
 
 PROBES = Path(__file__).resolve().parent / "probes"
@@ -115,6 +116,11 @@ def run(
 def baseline(replays: Sequence[Replay], session: str) -> Replay | None:
     """The ``none`` replay of a session, if it was run."""
     return next((r for r in replays if r.session == session and r.strategy == "none"), None)
+
+
+def grading_model() -> str:
+    """The model ``--ask-model`` asks: the course's default model."""
+    return DEFAULT_MODEL
 
 
 def percent(value: float | None) -> str:

@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compaction.server_side import PRICE
 from compaction.tokens import estimate_tokens, message_tokens
 
-CACHE_WRITE = 1.25  # 5-minute cache write, times the base input price
-CACHE_READ = 0.1  # cache hit, times the base input price
+CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
+CACHE_READ = PRICE["read"]  # cache hit, times the base input price
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,13 @@ from typing import Any
 
 from compaction.agent import SAMPLE_WINDOW, new_workspace, run_agent
 from compaction.backend import connect
-from compaction.evaluate.cost import Cost, Request, Tokens, framing_tokens, price
-from compaction.evaluate.probes import Probe, ProbeScore, answers, context_text, score
+from compaction.evaluate.cost import Cost, Request, Tokens, price
+from compaction.evaluate.probes import Probe, ProbeScore, score
+from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
 from compaction.evaluate.strategies import Keeper, Passes, build
 from compaction.events import CompactionEvent
-from compaction.messages import blocks, tool_use_blocks
+from compaction.messages import tool_use_blocks
 from compaction.offline.state import last_marker
-from compaction.summary_prompt import NO_TOOLS_HEAD
 
 
 @dataclass
@@ -75,87 +75,6 @@ class Replay:
             if e.tokens_before > e.tokens_after:
                 freed[e.layer] = freed.get(e.layer, 0) + e.tokens_before - e.tokens_after
         return freed
-
-
-class RecordingClient:
-    """Wraps a client: every answered ``messages.create`` is recorded as a priced ``Request``."""
-
-    def __init__(self, client: Any):
-        self._client = client
-        self.requests: list[Request] = []
-        self._framing: dict[str, int] = {}  # framing key -> tokens
-
-    @property
-    def messages(self) -> RecordingClient:
-        """``client.messages``: this object, so ``client.messages.create`` is recorded."""
-        return self
-
-    def create(self, **request: Any) -> Any:
-        """Send the request through the wrapped client; record it when it is answered."""
-        response = self._client.messages.create(**request)
-        system, tools = request.get("system"), request.get("tools")
-        key = json.dumps([system, tools], sort_keys=True, default=str)
-        if key not in self._framing:
-            self._framing[key] = framing_tokens(system, tools)
-        sent = request.get("messages") or []
-        self.requests.append(Request(tuple(sent), self._framing[key], key, is_summary_request(sent)))
-        return response
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-
-def is_summary_request(messages: Sequence[dict]) -> bool:
-    """True when the last user message ends with the summary prompt."""
-    if not messages:
-        return False
-    content = blocks(messages[-1])
-    return bool(content) and str(content[-1].get("text", "")).lstrip().startswith(NO_TOOLS_HEAD)
-
-
-class Recorder:
-    """Every message a session produced, in order: what reached ``prepare`` new, plus the end."""
-
-    def __init__(self) -> None:
-        self.session: list[dict] = []
-        self._known: set[int] = set()
-        self._alive: list[list[dict]] = []  # keeps the dicts alive so their ids stay unique
-
-    def see(self, messages: list[dict], produced: list[dict] | None = None) -> None:
-        """Record the messages not seen before; ``produced`` (a layer's output) is not the session."""
-        for m in messages:
-            if id(m) not in self._known:
-                self._known.add(id(m))
-                self.session.append(m)
-        if produced is not None:
-            self._known.update(id(m) for m in produced)
-            self._alive.append(produced)
-
-
-class ProbeWatch:
-    """Scores every pass against the probes and remembers which pass last dropped each probe."""
-
-    def __init__(self, probes: Sequence[Probe]):
-        self.probes = list(probes)
-        self.lost: dict[str, tuple[int, str]] = {}
-        self.turn = 0
-
-    def __call__(self, kind: str, passes: Passes) -> None:
-        if not self.probes:
-            return
-        before = self._answered(passes[0][1])
-        previous = passes[0][1]
-        for name, messages in passes[1:]:
-            if messages is previous:
-                continue
-            now = self._answered(messages)
-            for probe_id in before - now:
-                self.lost[probe_id] = (self.turn, name)
-            before, previous = now, messages
-
-    def _answered(self, messages: list[dict]) -> set[str]:
-        text = context_text(messages)
-        return {p.id for p in self.probes if answers(text, p)}
 
 
 def _finish(
@@ -322,6 +241,8 @@ def replay_messages(
                 on_turn(n)
         if not outcome:
             outcome = f"over the window from turn {over}" if over else f"{answered} turns"
+            slices = turn_slices(session)
+            context = context + session[slices[-1][1] if slices else 0 :]  # the last answer, as it came
         return _finish(
             keeper,
             client,

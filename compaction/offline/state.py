@@ -112,14 +112,13 @@ def run_outcome(text: str) -> tuple[int, int] | None:
 
 
 def user_says(messages: list, words: str) -> bool:
-    """True when a text block of a user message (the user's words, a summary) contains ``words``."""
+    """True when the text the model sees (the user's words, a summary, a compaction block) has ``words``."""
     words = " ".join(words.split()).lower()
     return any(
-        words in " ".join(str(b.get("text", "")).split()).lower()
+        words in " ".join(str(b.get("text") or b.get("content") or "").split()).lower()
         for m in messages
-        if m.get("role") == "user"
         for b in blocks(m)
-        if b.get("type") == "text"
+        if b.get("type") == "text" or (b.get("type") == "compaction" and isinstance(b.get("content"), str))
     )
 
 
