@@ -14,12 +14,13 @@ NOTEBOOKS = $(sort $(wildcard notebooks/*.ipynb solutions/*.ipynb))
 # tests and notebooks always use the offline model, whatever the shell has set
 OFFLINE := env -u COMPACTION_BACKEND
 
-.PHONY: help install lab test exercises
+.PHONY: help install lab test exercises binder
 
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it)"
 	@echo "make test       ruff, pytest and strict nbval over notebooks/ and solutions/"
 	@echo "make exercises  regenerate exercises/ from solutions/"
+	@echo "make binder     print the Binder link for this clone's GitHub remote"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; set PYTHON=...")'
@@ -45,3 +46,11 @@ endif
 
 exercises: $(STAMP)
 	$(BIN)/python -m compaction.course build-exercises
+
+# the Binder link from this clone's own remote: Binder needs the GitHub path, which only git knows
+binder:
+	@url=$$(git remote get-url origin 2>/dev/null); \
+	path=$$(printf '%s' "$$url" | sed -nE 's#^(https://github\.com/|git@github\.com:)([^/]+/[^/]+)$$#\2#p' | sed 's#\.git$$##'); \
+	if [ -z "$$url" ]; then echo "no git remote 'origin': push this repository to GitHub first"; \
+	elif [ -z "$$path" ]; then echo "origin is not a GitHub repository ($$url): Binder needs one"; \
+	else echo "https://mybinder.org/v2/gh/$$path/HEAD?urlpath=lab/tree/notebooks/00_welcome.ipynb"; fi

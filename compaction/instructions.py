@@ -1,7 +1,7 @@
 """The user's instructions, kept verbatim across compactions.
 
 A summary is written by a model, and a model may drop or paraphrase what the user asked not to
-do: the most common complaint about compaction (instructions lost after it; see
+do: a recurring complaint about compaction (instructions lost after it; see
 anthropics/claude-code issues 19736 and 19471). ``user_instructions`` collects the sentences of the
 user's own messages that constrain the work (never, do not, only, must, always, ...), including
 those a previous compaction pinned; ``pin_instructions`` adds the ones a compacted list no longer

@@ -8,8 +8,12 @@ than ``min_chars``, results of ``exclude_tools``, results already replaced, and 
 markers (already small, and they say where the full output is).
 
 Sizes count the text of a result; non-text blocks (images) are dropped with it when it is replaced.
-Deliberately left out: saving what is cleared (the pipeline's transcript keeps it), clearing tool
-inputs, and the API's server-side clearing, which works on the cached prompt instead.
+Every clearing changes a message that was already sent, so a prompt cache is written again from
+that message on (the pipeline clears in batches for that reason). Deliberately left out: saving what
+is cleared (the pipeline's transcript keeps it), clearing tool inputs, the API's server-side clearing
+(``clear_tool_uses_20250919``, which also invalidates the cached prefix and costs cache writes, per
+the context-editing docs), and Claude Code's cache-editing micro-compaction, which deletes results
+without rewriting the cached prefix through an internal mechanism that is not a public API feature.
 """
 
 from __future__ import annotations

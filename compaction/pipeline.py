@@ -31,7 +31,8 @@ so every byte that leaves the context is on disk. After ``max_failures`` consecu
 summaries the circuit breaker opens: automatic summarizing stops and an event says so.
 
 Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
-micro-compaction and the API's ``cache_edits``; summarizing in the background.
+micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
+public API: the SDK's types have no ``cache_edits``); summarizing in the background.
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
 """Token counting: characters/4, cl100k through tiktoken, the API's count_tokens, and usage anchoring.
 
 None of these is Claude's own tokenizer, which is not public: characters/4 is the cheap guess,
-cl100k is a real BPE that lands closer, and the API's ``count_tokens`` is the only exact figure.
-A harness therefore anchors on the ``usage.input_tokens`` the API returned for the last request and
-estimates only what was appended since (``TokenCounter``).
+cl100k is a real BPE that lands closer, and the API's ``count_tokens`` is itself documented as an
+estimate that can differ from the real input by a small amount. The figure that is billed and
+checked against the window is the response's ``usage``: with prompt caching, ``input_tokens`` plus
+``cache_creation_input_tokens`` plus ``cache_read_input_tokens`` (``usage_input_tokens``). A harness
+therefore anchors on the usage of the last request and estimates only what was appended since
+(``TokenCounter``). Sources: docs.claude.com/en/docs/build-with-claude/token-counting and
+.../prompt-caching.
 
 Where cl100k comes from (the one place this is decided): the official ``cl100k_base`` when tiktoken
 can load it without the network (its cache is warm), else the copy bundled in the
@@ -123,7 +127,7 @@ def estimate_tokens(
 
 
 def count_with_api(client: Any, messages: list, *, model: str, **kwargs: Any) -> int:
-    """The API's own count, from ``client.messages.count_tokens`` (one request, no generation)."""
+    """The API's own estimate, from ``client.messages.count_tokens`` (one request, no generation)."""
     return client.messages.count_tokens(model=model, messages=messages, **kwargs).input_tokens
 
 

@@ -1,104 +1,164 @@
-"""Chapter 02's checks pass right answers and reject stubs and known-wrong answers."""
+"""Chapter 03's checks: right answers written differently pass; stubs and known-wrong answers fail."""
 
 from __future__ import annotations
 
-import hashlib
-import re
+import copy
+import math
 
+import pytest
+
+from compaction.budget import tool_result_budget
 from compaction.course.checks import budget as checks
-from compaction.store import safe_name
+from compaction.messages import result_chars, text_of, tool_result_blocks
+from compaction.placeholders import MARKER_CLOSE, MARKER_OPEN, MARKER_OVERHEAD, persisted_marker
+from tests.check_cases import check_tests
 
-# ---------------------------------------------------------------- right answers, as a learner writes them
-
-
-def learner_safe_name(tool_use_id):
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", tool_use_id)[:40].strip("_") or "id"
-    return f"{stem}-{hashlib.sha256(tool_use_id.encode('utf-8', 'surrogatepass')).hexdigest()[:20]}.txt"
+# ---------------------------------------------------------------- right answers, written differently
 
 
-def persist_largest_first(sizes, max_chars, marker_chars=2_400):
-    total, chosen = sum(sizes), []
-    for i in sorted(range(len(sizes)), key=lambda k: (-sizes[k], k)):
-        if total <= max_chars or sizes[i] <= marker_chars:
+def package_budget(messages, max_chars, store):
+    return tool_result_budget(messages, max_chars=max_chars, store=store)
+
+
+def budget_by_ranking(messages, max_chars, store):
+    """Ranks (size, -index) pairs and rebuilds the last message once at the end."""
+    if not messages or messages[-1]["role"] != "user" or not isinstance(messages[-1]["content"], list):
+        return list(messages)
+    content = messages[-1]["content"]
+    ranked = sorted(
+        ((result_chars(b), j) for j, b in enumerate(content) if b.get("type") == "tool_result"),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    total, markers = sum(size for size, _ in ranked), {}
+    for size, j in ranked:
+        if total <= max_chars or size <= 2_000 + MARKER_OVERHEAD:
             break
-        chosen.append(i)
-        total += marker_chars - sizes[i]
-    return chosen
+        output = text_of(content[j]["content"])
+        path = store.display(store.save(content[j]["tool_use_id"], output))
+        markers[j] = persisted_marker(path, size, output[:2_000])
+        total -= size - len(markers[j])
+    new = [{**b, "content": markers[j]} if j in markers else b for j, b in enumerate(content)]
+    return [*messages[:-1], {**messages[-1], "content": new}]
 
 
-def stub(*args, **kwargs):
-    raise NotImplementedError
+def marker_head_and_tail(display_path, chars, output, preview_chars=2_000):
+    half = preview_chars // 2
+    shown = (
+        output if len(output) <= preview_chars else output[:half] + "\n...\n" + output[len(output) - half :]
+    )
+    head = f"{MARKER_OPEN}\n{chars:,} characters at {display_path}; read it for the rest."
+    return f"{head}\n{shown}\n{MARKER_CLOSE}"
+
+
+def max_chars_by_int(window, in_use, reserve_output, chars_per_token):
+    return int(max(0, window - in_use - reserve_output) * chars_per_token)
 
 
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def name_by_replacing_slashes(tool_use_id):
-    return tool_use_id.replace("/", "_") + ".txt"
-
-
-def name_without_hash(tool_use_id):
-    return (re.sub(r"[^A-Za-z0-9_-]+", "_", tool_use_id)[:40] or "id") + ".txt"
-
-
-def name_by_hash_only(tool_use_id):
-    return hashlib.sha256(tool_use_id.encode("utf-8", "surrogatepass")).hexdigest() + ".txt"
-
-
-def persist_before_checking_the_size(sizes, max_chars, marker_chars=2_400):
-    return sorted(range(len(sizes)), key=lambda k: (-sizes[k], k))
-
-
-def persist_smallest_first(sizes, max_chars, marker_chars=2_400):
-    total, chosen = sum(sizes), []
-    for i in sorted(range(len(sizes)), key=lambda k: (sizes[k], k)):
+def naive_budget(messages, max_chars, store):
+    """The seed's version: changes the caller's blocks in place."""
+    results = tool_result_blocks(messages[-1])
+    total = sum(result_chars(b) for b in results)
+    for block in sorted(results, key=result_chars, reverse=True):
         if total <= max_chars:
             break
-        chosen.append(i)
-        total += marker_chars - sizes[i]
-    return chosen
+        output = text_of(block["content"])
+        path = store.save(block["tool_use_id"], output)
+        block["content"] = persisted_marker(store.display(path), len(output), output[:2_000])
+        total += len(block["content"]) - len(output)
+    return messages
 
 
-def persist_forgetting_the_marker(sizes, max_chars, marker_chars=2_400):
-    total, chosen = sum(sizes), []
-    for i in sorted(range(len(sizes)), key=lambda k: (-sizes[k], k)):
-        if total <= max_chars:
-            break
-        chosen.append(i)
-        total -= sizes[i]
-    return chosen
+def budget_without_marker_test(messages, max_chars, store):
+    """Persists results smaller than a marker too."""
+    out = copy.deepcopy(messages)
+    return naive_budget(out, max_chars, store)
 
 
-def test_the_package_and_a_learner_s_safe_name_pass():
-    assert checks.check_safe_name(safe_name).passed
-    assert checks.check_safe_name(learner_safe_name).passed
+def budget_strict(messages, max_chars, store):
+    """< where the layer needs <=: a total exactly at the budget is persisted."""
+    return (
+        package_budget(messages, max_chars - 1, store)
+        if max_chars > 0
+        else package_budget(messages, 0, store)
+    )
 
 
-def test_safe_name_fails_on_a_stub():
-    report = checks.check_safe_name(stub)
-    assert not report.passed and all(r.detail == "not implemented yet" for r in report.failures)
+def budget_smallest_first(messages, max_chars, store):
+    out = copy.deepcopy(messages)
+    blocks = sorted(tool_result_blocks(out[-1]), key=result_chars)
+    total = sum(result_chars(b) for b in blocks)
+    for block in blocks:
+        if total <= max_chars or result_chars(block) <= 2_000 + MARKER_OVERHEAD:
+            continue
+        output = text_of(block["content"])
+        block["content"] = persisted_marker(
+            store.display(store.save(block["tool_use_id"], output)), len(output), output[:2_000]
+        )
+        total -= len(output) - len(block["content"])
+    return out
 
 
-def test_safe_name_rejects_names_that_collide_or_escape_or_hide_the_id():
-    assert not checks.check_safe_name(name_by_replacing_slashes).passed
-    assert not checks.check_safe_name(name_without_hash).passed
-    assert not checks.check_safe_name(name_by_hash_only).passed
+def marker_head_only(display_path, chars, output, preview_chars=2_000):
+    return persisted_marker(display_path, chars, output[:preview_chars])
 
 
-def test_persist_largest_first_passes_the_reference_answer():
-    report = checks.check_persist_largest_first(persist_largest_first)
+def marker_without_frame(display_path, chars, output, preview_chars=2_000):
+    half = preview_chars // 2
+    return f"saved {chars:,} characters to {display_path}\n{output[:half]}\n...\n{output[-half:]}"
+
+
+def marker_cut_strictly(display_path, chars, output, preview_chars=2_000):
+    """Cuts an output of exactly preview_chars characters (< where <= belongs)."""
+    half = preview_chars // 2
+    shown = output if len(output) < preview_chars else output[: half - 1] + "\n...\n" + output[-half:]
+    return f"{MARKER_OPEN}\n{chars:,} characters at {display_path}\n{shown}\n{MARKER_CLOSE}"
+
+
+def max_chars_negative(window, in_use, reserve_output, chars_per_token):
+    return math.floor((window - in_use - reserve_output) * chars_per_token)
+
+
+def max_chars_rounded(window, in_use, reserve_output, chars_per_token):
+    return max(0, round((window - in_use - reserve_output) * chars_per_token))
+
+
+def max_chars_ignoring_reserve(window, in_use, reserve_output, chars_per_token):
+    return max(0, math.floor((window - in_use) * chars_per_token))
+
+
+CASES = [
+    (
+        checks.check_budget,
+        package_budget,
+        [naive_budget, budget_without_marker_test, budget_strict, budget_smallest_first],
+    ),
+    (
+        checks.check_marker_with_tail,
+        marker_head_and_tail,
+        [marker_head_only, marker_without_frame, marker_cut_strictly],
+    ),
+    (
+        checks.check_max_chars_for,
+        checks.max_chars_for_reference,
+        [max_chars_negative, max_chars_rounded, max_chars_ignoring_reserve],
+    ),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [(checks.check_budget, budget_by_ranking), (checks.check_max_chars_for, max_chars_by_int)],
+    ids=["budget_by_ranking", "max_chars_by_int"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
+    report = check(answer)
     assert report.passed, str(report)
 
 
-def test_persist_largest_first_fails_on_a_stub():
-    assert not checks.check_persist_largest_first(stub).passed
-
-
-def test_persist_largest_first_rejects_persisting_before_checking_the_size():
-    report = checks.check_persist_largest_first(persist_before_checking_the_size)
-    assert "within budget: nothing" in {r.name for r in report.failures}
-
-
-def test_persist_largest_first_rejects_the_wrong_order_and_a_forgotten_marker():
-    assert not checks.check_persist_largest_first(persist_smallest_first).passed
-    assert not checks.check_persist_largest_first(persist_forgetting_the_marker).passed
+def test_the_seed_budget_is_told_it_changed_its_input():
+    row = checks.check_budget(naive_budget).failures[0]
+    assert "the input list was changed" in row.detail and "max_chars=0" in row.detail

@@ -1,173 +1,251 @@
-"""Chapter 01's checks pass the package's answers and reject stubs and known-wrong answers."""
+"""Chapter 01's checks: they pass right answers written in different ways, and reject stubs and
+known-wrong answers, each for the reason its failing row names."""
 
 from __future__ import annotations
+
+import copy
 
 import pytest
 
 from compaction.course.checks import messages as checks
-from compaction.messages import blocks, is_tool_result_message, validate
-from compaction.tokens import count_text, estimate_tokens, message_text, message_tokens
+from compaction.messages import blocks, tool_result, tool_use_blocks, user, validate
+from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 
 
-def pairing_error(messages):
-    pending = []  # tool_use ids of the assistant message just before
+def first_problem(messages):
+    """The chapter's version."""
+    asked = []
     for i, message in enumerate(messages):
-        if message["role"] == "assistant":
-            pending = [b["id"] for b in blocks(message) if b["type"] == "tool_use"]
+        role = message["role"]
+        if i == 0 and role != "user":
+            return i, "first_not_user"
+        if i > 0 and role == messages[i - 1]["role"]:
+            return i, "roles_not_alternating"
+        if role == "assistant":
+            asked = [b["id"] for b in tool_use_blocks(message)]
             continue
-        answered, seen_other = set(), False
+        answered, other_before = set(), False
         for block in blocks(message):
             if block["type"] != "tool_result":
-                seen_other = True
-                continue
-            if block["tool_use_id"] not in pending:
-                return (i, "orphan_tool_result")
-            if block["tool_use_id"] in answered:
-                return (i, "duplicate_tool_result")
-            if seen_other:
-                return (i, "tool_result_not_first")
-            answered.add(block["tool_use_id"])
-        if set(pending) - answered:
-            return (i - 1, "tool_use_unanswered")
-        pending = []
-    if pending:
-        return (len(messages) - 1, "tool_use_unanswered")
+                other_before = True
+            elif block["tool_use_id"] not in asked:
+                return i, "orphan_tool_result"
+            elif other_before:
+                return i, "tool_result_not_first"
+            else:
+                answered.add(block["tool_use_id"])
+        if set(asked) - answered:
+            return i - 1, "tool_use_unanswered"
+        asked = []
+    if asked:
+        return len(messages) - 1, "tool_use_unanswered"
     return None
 
 
-def tool_result_share(messages, method="chars"):
-    total = estimate_tokens(messages, method)
-    results = sum(message_tokens(m, method) for m in messages if is_tool_result_message(m))
-    return results / total if total else 0.0
+def merge_by_groups(messages):
+    """A different merge: group runs first, then build each message (returns lists for merged runs only)."""
+    groups = []
+    for message in messages:
+        if groups and groups[-1][0]["role"] == message["role"]:
+            groups[-1].append(message)
+        else:
+            groups.append([message])
+    out = []
+    for group in groups:
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        every = [b for m in group for b in blocks(m)]
+        every.sort(key=lambda b: b["type"] != "tool_result")  # stable: results first, order kept
+        out.append({"role": group[0]["role"], "content": every})
+    return out
 
 
-def anchored_estimate(prev_usage_tokens, sent, messages, method="chars"):
-    if sent and messages[: len(sent)] == sent:
-        return prev_usage_tokens + estimate_tokens(messages[len(sent) :], method)
-    return estimate_tokens(messages, method)
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError
+def answer_by_rebuilding(messages, note=checks.INTERRUPTED):
+    """A different repair: rebuild the list front to back, carrying the unanswered ids forward."""
+    out, pending = [], []
+    for message in messages:
+        if pending and message["role"] == "user":
+            content = blocks(message)
+            done = {b.get("tool_use_id") for b in content}
+            lost = [tool_result(i, note, is_error=True) for i in pending if i not in done]
+            n = next((k for k, b in enumerate(content) if b["type"] != "tool_result"), len(content))
+            message = {**message, "content": content[:n] + lost + content[n:]} if lost else message
+            pending = []
+        elif pending:
+            out.append(user(*(tool_result(i, note, is_error=True) for i in pending)))
+            pending = []
+        out.append(message)
+        if message["role"] == "assistant":
+            pending = [b["id"] for b in tool_use_blocks(message)]
+    if pending:
+        out.append(user(*(tool_result(i, note, is_error=True) for i in pending)))
+    return out
 
 
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def pairing_error_blames_the_user_message(messages):
-    found = pairing_error(messages)
-    if found and found[1] == "tool_use_unanswered":
-        return (found[0] + 1, found[1])
-    return found
-
-
-def pairing_error_misses_text_before_results(messages):
-    cleaned = [
-        {**m, "content": [b for b in m["content"] if b["type"] == "tool_result"] or m["content"]}
-        if is_tool_result_message(m)
-        else m
-        for m in messages
-    ]
-    return pairing_error(cleaned)
-
-
-def pairing_error_from_validate_any_rule(messages):
-    try:
-        validate(messages)
-    except Exception as exc:  # noqa: BLE001 - reports the API form's index, not validate's
-        return (exc.index - 1 if exc.rule == "tool_result_not_first" else exc.index, exc.rule)
+def naive_problem(messages):
+    """Looks for a result anywhere: misses text before results and misplaced results."""
+    answered = {b["tool_use_id"] for m in messages for b in blocks(m) if b["type"] == "tool_result"}
+    for i, message in enumerate(messages):
+        for block in tool_use_blocks(message):
+            if block["id"] not in answered:
+                return i, "tool_use_unanswered"
     return None
 
 
-def share_by_message_count(messages, method="chars"):
-    return sum(map(is_tool_result_message, messages)) / len(messages) if messages else 0.0
+def not_first_before_orphan(messages):
+    """Tests its rules in the wrong order: text before an orphan is reported as 'not first'."""
+    found = first_problem(messages)
+    if found and found[1] == "orphan_tool_result":
+        content = blocks(messages[found[0]])
+        if content[0]["type"] != "tool_result":
+            return found[0], "tool_result_not_first"
+    return found
 
 
-def share_ignoring_method(messages, method="chars"):
-    return tool_result_share(messages, "chars")
+def blames_the_user_message(messages):
+    found = first_problem(messages)
+    return (
+        (found[0] + 1, found[1])
+        if found and found[1] == "tool_use_unanswered" and found[0] + 1 < len(messages)
+        else found
+    )
 
 
-def share_without_overhead(messages, method="chars"):
-    total = sum(count_text(message_text(m), method) for m in messages)
-    part = sum(count_text(message_text(m), method) for m in messages if is_tool_result_message(m))
-    return part / total if total else 0.0
+def ignores_roles(messages):
+    found = first_problem(messages)
+    return None if found and found[1] in ("first_not_user", "roles_not_alternating") else found
 
 
-def anchored_without_prefix_check(prev_usage_tokens, sent, messages, method="chars"):
-    return prev_usage_tokens + estimate_tokens(messages[len(sent) :], method)
+def merge_without_reordering(messages):
+    out = []
+    for m in messages:
+        if out and out[-1]["role"] == m["role"]:
+            out[-1] = {"role": m["role"], "content": blocks(out[-1]) + blocks(m)}
+        else:
+            out.append(m)
+    return out
 
 
-def anchored_double_count(prev_usage_tokens, sent, messages, method="chars"):
-    return prev_usage_tokens + estimate_tokens(messages, method)
+def merge_in_place(messages):
+    """Right order, but extends the first message's own content list: the caller's list changes."""
+    out = []
+    for m in messages:
+        if out and out[-1]["role"] == m["role"]:
+            if not isinstance(out[-1]["content"], list):
+                out[-1]["content"] = blocks(out[-1])
+            out[-1]["content"].extend(blocks(m))
+            out[-1]["content"].sort(key=lambda b: b["type"] != "tool_result")
+        else:
+            out.append(m)
+    return out
 
 
-def anchored_never(prev_usage_tokens, sent, messages, method="chars"):
-    return estimate_tokens(messages, method)
+def merge_normalising_everything(messages):
+    """Turns every string content into blocks, although nothing needed merging."""
+    return [{**m, "content": blocks(m)} for m in merge_by_groups(messages)]
 
 
-CHECKS = {
-    "pairing_error": (checks.check_pairing_error, pairing_error),
-    "tool_result_share": (checks.check_tool_result_share, tool_result_share),
-    "anchored_estimate": (checks.check_anchored_estimate, anchored_estimate),
-}
+def answer_with_a_new_message_always(messages, note=checks.INTERRUPTED):
+    """Appends a user message after the call even when a user message follows: two users in a row."""
+    out = []
+    for i, m in enumerate(messages):
+        out.append(m)
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        done = {b.get("tool_use_id") for b in blocks(nxt)} if nxt else set()
+        lost = [tool_result(b["id"], note, is_error=True) for b in tool_use_blocks(m) if b["id"] not in done]
+        if lost:
+            out.append(user(*lost))
+    return out
 
-WRONG = [
-    ("pairing_error", pairing_error_blames_the_user_message),
-    ("pairing_error", pairing_error_misses_text_before_results),
-    ("pairing_error", pairing_error_from_validate_any_rule),
-    ("tool_result_share", share_by_message_count),
-    ("tool_result_share", share_ignoring_method),
-    ("tool_result_share", share_without_overhead),
-    ("anchored_estimate", anchored_without_prefix_check),
-    ("anchored_estimate", anchored_double_count),
-    ("anchored_estimate", anchored_never),
+
+def answer_without_is_error(messages, note=checks.INTERRUPTED):
+    out = answer_by_rebuilding(messages, note)
+    return [
+        {**m, "content": [{k: v for k, v in b.items() if k != "is_error"} for b in m["content"]]}
+        if m["role"] == "user" and isinstance(m["content"], list)
+        else m
+        for m in out
+    ]
+
+
+def answer_after_the_text(messages, note=checks.INTERRUPTED):
+    """Puts the missing results at the end of the next user message, behind its text."""
+    out = copy.deepcopy(messages)
+    for i, m in enumerate(out[:-1]):
+        nxt = out[i + 1]
+        done = {b.get("tool_use_id") for b in blocks(nxt)}
+        lost = [tool_result(b["id"], note, is_error=True) for b in tool_use_blocks(m) if b["id"] not in done]
+        if lost and nxt["role"] == "user":
+            out[i + 1] = {**nxt, "content": blocks(nxt) + lost}
+    if out and tool_use_blocks(out[-1]):
+        out.append(user(*(tool_result(b["id"], note, is_error=True) for b in tool_use_blocks(out[-1]))))
+    return out
+
+
+CASES = [
+    (
+        checks.check_first_problem,
+        checks.first_problem_reference,
+        [naive_problem, not_first_before_orphan, blames_the_user_message, ignores_roles],
+    ),
+    (
+        checks.check_merge_same_role,
+        checks.merge_same_role_reference,
+        [merge_without_reordering, merge_in_place, merge_normalising_everything],
+    ),
+    (
+        checks.check_answer_unanswered,
+        checks.answer_unanswered_reference,
+        [answer_with_a_new_message_always, answer_without_is_error, answer_after_the_text],
+    ),
 ]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 
 
-@pytest.mark.parametrize("name", list(CHECKS))
-def test_each_check_passes_a_right_answer(name):
-    check, answer = CHECKS[name]
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [
+        (checks.check_first_problem, first_problem),
+        (checks.check_merge_same_role, merge_by_groups),
+        (checks.check_answer_unanswered, answer_by_rebuilding),
+    ],
+    ids=["first_problem", "merge_by_groups", "answer_by_rebuilding"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
     report = check(answer)
     assert report.passed, str(report)
 
 
-@pytest.mark.parametrize("name", list(CHECKS))
-def test_each_check_fails_the_untouched_stub(name):
-    report = CHECKS[name][0](stub)
-    assert not report.passed
-    assert all(r.detail == "not implemented yet" for r in report.failures)
+def test_a_failing_row_names_the_list_the_rule_and_the_place():
+    report = checks.check_first_problem(not_first_before_orphan)
+    (row,) = [r for r in report.failures if "orphan first" in r.name]
+    assert (
+        "expected (2, 'orphan_tool_result')" in row.detail
+        and "got (2, 'tool_result_not_first')" in row.detail
+    )
+    report = checks.check_answer_unanswered(answer_without_is_error)
+    row = report.failures[0]
+    assert "`is_error` dropped" in row.detail and "message" in row.detail and "block" in row.detail
 
 
-@pytest.mark.parametrize(("name", "wrong"), WRONG, ids=[w.__name__ for _, w in WRONG])
-def test_each_check_rejects_known_wrong_answers(name, wrong):
-    report = CHECKS[name][0](wrong)
-    assert not report.passed, f"{wrong.__name__} passed:\n{report}"
-
-
-@pytest.mark.parametrize("name", list(CHECKS))
-def test_each_check_passes_the_package_reference(name):
-    reference = getattr(checks, f"{name}_reference")
-    assert CHECKS[name][0](reference).passed
-
-
-def test_the_handmade_session_is_valid_and_every_broken_list_breaks_one_pairing_rule():
+def test_the_handmade_session_is_valid_and_every_broken_list_breaks_one_rule():
     session = checks.handmade_session()
     validate(session)
-    broken = checks.broken_lists(session)
-    assert all(lists for lists in broken.values())
     expected = {
         "text before results": "tool_result_not_first",
         "orphan result": "orphan_tool_result",
-        "duplicate result": "duplicate_tool_result",
         "unanswered tool_use": "tool_use_unanswered",
         "unanswered at the end": "tool_use_unanswered",
+        "first message from the assistant": "first_not_user",
+        "two user messages in a row": "roles_not_alternating",
+        "orphan behind text: orphan first": "orphan_tool_result",
     }
-    for kind, lists in broken.items():
-        assert {checks.pairing_error_reference(b)[1] for b in lists} == {expected[kind]}
-
-
-def test_the_reference_refuses_a_list_that_is_not_a_pairing_problem():
-    with pytest.raises(ValueError, match="not a pairing problem"):
-        checks.pairing_error_reference([{"role": "assistant", "content": "hi"}])
+    for kind, lists in checks.form_breaks(session).items():
+        assert lists, kind
+        assert {checks.first_problem_reference(b)[1] for b in lists} == {expected[kind]}

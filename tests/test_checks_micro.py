@@ -1,92 +1,192 @@
-"""Chapter 04's checks pass right answers and reject stubs and known-wrong answers."""
+"""Chapter 05's checks: right answers written differently pass; stubs and known-wrong answers fail."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from compaction.course.checks import micro as checks
-from compaction.messages import text_of, tool_inputs, tool_names
-from compaction.micro import is_cleared, micro_compact, placeholder_for
-from compaction.placeholders import is_persisted_marker
+from compaction.messages import result_chars, tool_inputs, tool_names, tool_result_blocks
+from compaction.micro import micro_compact
+from compaction.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
+from tests.check_cases import check_tests
 
-# ---------------------------------------------------------------- right answers, as a learner writes them
-
-
-def learner_placeholder_for(name, tool_input):
-    what = tool_input.get("path") or tool_input.get("command") or tool_input.get("pattern") or ""
-    what = " ".join(str(what).split())[:150]
-    return f"[Old tool result cleared: {name} {what}. Call it again if you need it.]"
+# ---------------------------------------------------------------- right answers, written differently
 
 
-def learner_micro(messages, *, keep_recent=3, min_chars=120):
+def package_micro(messages, keep_recent=3, min_chars=120, note=None):
+    return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+
+
+def note_for(name, tool_input):
+    key = {"read_file": "path", "bash": "command", "glob": "pattern"}.get(name)
+    what = tool_input[key] if key in tool_input else json.dumps(tool_input, sort_keys=True)
+    return f"{CLEARED_HEAD}{name} {' '.join(str(what).split())[:200]}. Call it again if you need its output.]"
+
+
+def micro_by_counting_back(messages, keep_recent=3, min_chars=120, note=note_for):
+    """Walks backwards, counting results; rebuilds each message with changes as a whole."""
     names, inputs = tool_names(messages), tool_inputs(messages)
-    spots = [
-        (i, j)
-        for i, m in enumerate(messages)
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for j, b in enumerate(m["content"])
-        if b.get("type") == "tool_result"
+    seen, out = 0, []
+    for message in reversed(messages):
+        if message["role"] != "user" or not isinstance(message["content"], list):
+            out.append(message)
+            continue
+        content = list(message["content"])
+        for j in range(len(content) - 1, -1, -1):
+            block = content[j]
+            if block.get("type") != "tool_result":
+                continue
+            seen += 1
+            c = block["content"]
+            if (
+                seen <= keep_recent
+                or result_chars(block) < min_chars
+                or is_cleared(c)
+                or is_persisted_marker(c)
+            ):
+                continue
+            text = note(names.get(block["tool_use_id"]), inputs.get(block["tool_use_id"], {}))
+            if len(text) < result_chars(block):
+                content[j] = {**block, "content": text}
+        out.append(message if content == message["content"] else {**message, "content": content})
+    return out[::-1]
+
+
+def keeping_edited_by_sets(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    editing = checks.edited_paths(messages, recent_turns)
+    inputs = tool_inputs(messages)
+    names = tool_names(messages)
+    protected = {u for u, i in inputs.items() if names.get(u) == "read_file" and i.get("path") in editing}
+    out = micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+    return [
+        {
+            **m,
+            "content": [
+                o if o.get("tool_use_id") not in protected else b
+                for o, b in zip(n["content"], m["content"], strict=True)
+            ],
+        }
+        if m["role"] == "user" and isinstance(m["content"], list) and n is not m
+        else n
+        for m, n in zip(messages, out, strict=True)
     ]
-    out = list(messages)
-    for i, j in spots[: max(0, len(spots) - keep_recent)]:
-        block = messages[i]["content"][j]
-        size = len(text_of(block["content"]))
-        note = placeholder_for(names.get(block["tool_use_id"]), inputs.get(block["tool_use_id"]))
-        if size < min_chars or is_cleared(block["content"]) or is_persisted_marker(block["content"]):
-            continue
-        if len(note) >= size:
-            continue
-        if out[i] is messages[i]:
-            out[i] = {**messages[i], "content": list(messages[i]["content"])}
-        out[i]["content"][j] = {**block, "content": note}
-    return out
 
 
-def stub(*args, **kwargs):
-    raise NotImplementedError
+def breaks_by_counting(turns, keep_recent):
+    return sum(1 for t in range(2, turns + 1) if keep_recent and t - keep_recent >= 1)
 
 
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def generic_placeholder(name, tool_input):
-    return "[Old tool result cleared: re-run if needed.]"
+def seed_micro(messages, keep_recent=3, min_chars=120, note=None):
+    found = [b for m in messages for b in tool_result_blocks(m)]
+    for block in found[: max(0, len(found) - keep_recent)]:
+        if len(str(block["content"])) > 120:
+            block["content"] = "[Earlier tool result compacted. Re-run if needed.]"
+    return messages
 
 
-def multi_line_placeholder(name, tool_input):
-    return f"[Old tool result cleared: {name}\n{tool_input}]"
+def micro_clearing_markers(messages, keep_recent=3, min_chars=120, note=note_for):
+    out = micro_by_counting_back(messages, keep_recent, min_chars, note)
+    names, inputs = tool_names(messages), tool_inputs(messages)
+    fixed = []
+    for m in out:
+        if m["role"] == "user" and isinstance(m["content"], list):
+            m = {
+                **m,
+                "content": [
+                    {**b, "content": note(names.get(b["tool_use_id"]), inputs.get(b["tool_use_id"], {}))}
+                    if b.get("type") == "tool_result" and is_persisted_marker(b["content"])
+                    else b
+                    for b in m["content"]
+                ],
+            }
+        fixed.append(m)
+    return fixed
 
 
-def micro_that_clears_the_newest_too(messages, *, keep_recent=3, min_chars=120):
-    return learner_micro(messages, keep_recent=max(0, keep_recent - 1), min_chars=min_chars)
+def micro_min_chars_strict(messages, keep_recent=3, min_chars=120, note=note_for):
+    """<= where the layer needs <: a result of exactly min_chars is left alone."""
+    return micro_by_counting_back(messages, keep_recent, min_chars + 1, note)
 
 
-def micro_that_mutates_its_input(messages, *, keep_recent=3, min_chars=120):
-    out = micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
-    messages[:] = out
-    return out
+def micro_dropping_is_error(messages, keep_recent=3, min_chars=120, note=note_for):
+    out = micro_by_counting_back(messages, keep_recent, min_chars, note)
+    return [
+        {
+            **m,
+            "content": [
+                {k: v for k, v in b.items() if k != "is_error"} if is_cleared(b.get("content")) else b
+                for b in m["content"]
+            ],
+        }
+        if m["role"] == "user" and isinstance(m["content"], list)
+        else m
+        for m in out
+    ]
 
 
-def test_the_reference_answers_pass():
-    assert checks.check_placeholder_for(placeholder_for).passed
-    assert checks.check_placeholder_for(learner_placeholder_for).passed
-    report = checks.check_micro(learner_micro)
+def micro_ignoring_edits(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+
+
+def edited_over_the_whole_session(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    return checks.micro_keeping_edited_reference(messages, keep_recent, min_chars, recent_turns=10_000)
+
+
+def breaks_ignoring_keep_zero(turns, keep_recent):
+    return max(0, turns - keep_recent)
+
+
+def breaks_one_too_many(turns, keep_recent):
+    return max(0, turns - keep_recent + 1) if keep_recent else 0
+
+
+CASES = [
+    (
+        checks.check_micro,
+        package_micro,
+        [seed_micro, micro_clearing_markers, micro_min_chars_strict, micro_dropping_is_error],
+    ),
+    (
+        checks.check_micro_keeping_edited,
+        checks.micro_keeping_edited_reference,
+        [micro_ignoring_edits, edited_over_the_whole_session],
+    ),
+    (checks.check_predicted_breaks, breaks_by_counting, [breaks_ignoring_keep_zero, breaks_one_too_many]),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [
+        (checks.check_micro, micro_by_counting_back),
+        (checks.check_micro_keeping_edited, keeping_edited_by_sets),
+        (checks.check_predicted_breaks, breaks_by_counting),
+    ],
+    ids=["micro_by_counting_back", "keeping_edited_by_sets", "breaks_by_counting"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
+    report = check(answer)
     assert report.passed, str(report)
 
 
-def test_stubs_fail():
-    assert not checks.check_placeholder_for(stub).passed
-    assert not checks.check_micro(stub).passed
+def test_the_learners_note_is_checked_for_what_to_rerun():
+    def vague(name, tool_input):
+        return CLEARED_HEAD + "cleared. Re-run if needed.]"
+
+    report = checks.check_micro(micro_by_counting_back, vague)
+    assert any("so the model knows what to re-run" in r.detail for r in report.failures)
 
 
-def test_placeholder_for_rejects_a_note_that_names_nothing_or_spans_lines():
-    assert not checks.check_placeholder_for(generic_placeholder).passed
-    assert not checks.check_placeholder_for(multi_line_placeholder).passed
+def test_a_dropped_is_error_is_named_with_its_place():
+    row = checks.check_micro(micro_dropping_is_error).failures[0]
+    assert "`is_error` dropped" in row.detail and "message" in row.detail
 
 
-def test_micro_rejects_a_micro_that_compacts_the_newest_result():
-    report = checks.check_micro(micro_that_clears_the_newest_too)
-    assert not report.passed
-
-
-def test_micro_rejects_a_micro_that_changes_its_input():
-    report = checks.check_micro(micro_that_mutates_its_input)
-    assert any("input list was changed" in r.detail for r in report.failures)
+def test_the_package_note_passes_as_a_learner_note():
+    assert checks.check_micro(micro_by_counting_back, cleared_placeholder).passed

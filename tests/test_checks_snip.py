@@ -1,91 +1,229 @@
-"""Chapter 03's checks pass right answers and reject stubs and known-wrong answers."""
+"""Chapter 04's checks: right answers written differently pass; stubs and known-wrong answers fail."""
 
 from __future__ import annotations
 
+import pytest
+
 from compaction.course.checks import snip as checks
-from compaction.snip import snip_cuts
+from compaction.messages import blocks, has_tool_use, is_tool_result_message, text
+from compaction.snip import snip_compact, snip_cuts, snip_placeholder, user_words
+from compaction.tokens import estimate_tokens
+from tests.check_cases import check_tests
 
-# ---------------------------------------------------------------- right answers, as a learner writes them
-
-
-def safe_cut_points(messages):
-    cuts = []
-    for c in range(1, len(messages)):
-        before = messages[c - 1]
-        asks = (
-            before["role"] == "assistant"
-            and isinstance(before["content"], list)
-            and any(b.get("type") == "tool_use" for b in before["content"])
-        )
-        if not asks:
-            cuts.append(c)
-    return cuts
+# ---------------------------------------------------------------- right answers, written differently
 
 
-def learner_snip_cuts(messages, *, max_messages=50, keep_head=3):
+def snip(messages, max_messages=50, keep_head=3):
+    """The chapter's version."""
     n = len(messages)
     if n <= max_messages:
-        return n, n
+        return list(messages)
     head = max(1, keep_head)
     while head < n and messages[head - 1]["role"] != "user":
         head += 1
     tail = max(head, n - (max_messages - head))
     while tail < n and messages[tail]["role"] != "assistant":
         tail += 1
-    return head, tail
+    if tail <= head:
+        return list(messages)
+    note = text(f"[snip] {tail - head} earlier messages were removed from the middle of this conversation.")
+    last = messages[head - 1]
+    return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
 
 
-def stub(*args, **kwargs):
-    raise NotImplementedError
+def snip_from_safe_cuts(messages, max_messages=50, keep_head=3):
+    """Chooses both cuts from the list of safe cut points."""
+    n = len(messages)
+    if n <= max_messages:
+        return list(messages)
+    safe = [c for c in range(1, n + 1) if messages[c - 1]["role"] == "user"]
+    head = next(c for c in safe if c >= max(1, keep_head))
+    tail = next(
+        (c for c in range(max(head, n - max_messages + head), n) if messages[c]["role"] == "assistant"), n
+    )
+    if tail <= head:
+        return list(messages)
+    kept_head = [dict(m) for m in messages[:head]]
+    kept_head[-1]["content"] = blocks(messages[head - 1]) + [text(snip_placeholder(tail - head))]
+    return kept_head + messages[tail:]
+
+
+def snip_tokens_by_search(messages, max_tokens, keep_head=3, method="tiktoken"):
+    if estimate_tokens(messages, method) <= max_tokens:
+        return list(messages)
+    n, head = len(messages), max(1, keep_head)
+    while head < n and messages[head - 1]["role"] != "user":
+        head += 1
+    starts = [i for i in range(head, n) if messages[i]["role"] == "assistant"]
+    if not starts:
+        return list(messages)
+    fits = [i for i in starts if estimate_tokens(messages[:head] + messages[i:], method) <= max_tokens]
+    tail = fits[0] if fits else starts[-1]
+    if tail <= head:
+        return list(messages)
+    last = messages[head - 1]
+    return [
+        *messages[: head - 1],
+        {**last, "content": [*blocks(last), text(snip_placeholder(tail - head))]},
+        *messages[tail:],
+    ]
+
+
+def keeping_request_with_package_cuts(messages, max_messages=50, keep_head=3):
+    head, tail = snip_cuts(messages, max_messages=max_messages, keep_head=keep_head)
+    if tail <= head:
+        return list(messages)
+    words = [(i, user_words(m)) for i, m in enumerate(messages) if user_words(m)]
+    index, request = words[-1] if words else (None, "")
+    quote = request if index is not None and head <= index < tail else None
+    last = messages[head - 1]
+    return [
+        *messages[: head - 1],
+        {**last, "content": [*blocks(last), text(snip_placeholder(tail - head, quote))]},
+        *messages[tail:],
+    ]
 
 
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def every_index_is_safe(messages):
-    return list(range(1, len(messages)))
+def sliced(messages, max_messages=50, keep_head=3):
+    if len(messages) <= max_messages:
+        return list(messages)
+    return messages[:keep_head] + messages[len(messages) - (max_messages - keep_head) :]
 
 
-def safe_when_the_next_message_has_no_results(messages):
-    return [c for c in range(1, len(messages)) if not isinstance(messages[c]["content"], list)]
-
-
-def fixed_cuts(messages, *, max_messages=50, keep_head=3):
-    """The naive slice: head and tail at fixed indexes, a tool pair may be split."""
-    n = len(messages)
-    if n <= max_messages:
-        return n, n
-    return keep_head, n - (max_messages - keep_head)
-
-
-def seed_style_cuts(messages, *, max_messages=50, keep_head=3):
-    """Moves the tail back one step only, and never looks at the head's last message."""
-    n = len(messages)
-    if n <= max_messages:
-        return n, n
-    tail = n - (max_messages - keep_head)
-    if messages[tail]["role"] == "user":
+def seed_snip(messages, max_messages=50, keep_head=3):
+    if len(messages) <= max_messages:
+        return list(messages)
+    head, tail = keep_head, len(messages) - (max_messages - keep_head)
+    if has_tool_use(messages[head - 1]):
+        while head < len(messages) and is_tool_result_message(messages[head]):
+            head += 1
+    if is_tool_result_message(messages[tail]) and has_tool_use(messages[tail - 1]):
         tail -= 1
-    return keep_head, tail
+    return (
+        messages[:head] + [{"role": "user", "content": f"[snipped {tail - head} messages]"}] + messages[tail:]
+    )
 
 
-def test_the_reference_answers_pass():
-    assert checks.check_safe_cut_points(safe_cut_points).passed
-    assert checks.check_snip_cuts(snip_cuts).passed
-    report = checks.check_snip_cuts(learner_snip_cuts)
+def placeholder_as_own_message(messages, max_messages=50, keep_head=3):
+    head, tail = snip_cuts(messages, max_messages=max_messages - 1, keep_head=keep_head)
+    if tail <= head:
+        return list(messages)
+    return [*messages[:head], {"role": "user", "content": snip_placeholder(tail - head)}, *messages[tail:]]
+
+
+def tail_from_keep_head(messages, max_messages=50, keep_head=3):
+    """Computes the tail from keep_head, not from where the head ended: one pair too many."""
+    n = len(messages)
+    if n <= max_messages:
+        return list(messages)
+    head = max(1, keep_head)
+    while head < n and messages[head - 1]["role"] != "user":
+        head += 1
+    tail = max(head, n - (max_messages - keep_head))
+    while tail < n and messages[tail]["role"] != "assistant":
+        tail += 1
+    if tail <= head:
+        return list(messages)
+    last = messages[head - 1]
+    return [
+        *messages[: head - 1],
+        {**last, "content": [*blocks(last), text(snip_placeholder(tail - head))]},
+        *messages[tail:],
+    ]
+
+
+def placeholder_before_results(messages, max_messages=50, keep_head=3):
+    out = snip(messages, max_messages, keep_head)
+    if out == list(messages):
+        return out
+    head = next(
+        i for i, m in enumerate(out) if any(b.get("text", "").startswith("[snip]") for b in blocks(m))
+    )
+    content = blocks(out[head])
+    out[head] = {**out[head], "content": [content[-1], *content[:-1]]}
+    return out
+
+
+def tokens_by_message_count(messages, max_tokens, keep_head=3, method="tiktoken"):
+    per = max(1, estimate_tokens(messages, method) // max(1, len(messages)))
+    return snip(messages, max(keep_head + 2, max_tokens // per), keep_head)
+
+
+def tokens_without_head(messages, max_tokens, keep_head=3, method="tiktoken"):
+    head = max(1, keep_head)
+    while head < len(messages) and messages[head - 1]["role"] != "user":
+        head += 1
+    return (
+        checks.snip_to_tokens_reference(
+            messages, max_tokens + estimate_tokens(messages[:head], method), keep_head, method
+        )
+        if estimate_tokens(messages, method) > max_tokens
+        else list(messages)
+    )
+
+
+def tokens_strict(messages, max_tokens, keep_head=3, method="tiktoken"):
+    return checks.snip_to_tokens_reference(messages, max_tokens - 1, keep_head, method)
+
+
+def never_quotes(messages, max_messages=50, keep_head=3):
+    return snip(messages, max_messages, keep_head)
+
+
+def quotes_the_first_request(messages, max_messages=50, keep_head=3):
+    head, tail = snip_cuts(messages, max_messages=max_messages, keep_head=keep_head)
+    if tail <= head:
+        return list(messages)
+    words = [(i, user_words(m)) for i, m in enumerate(messages) if i and user_words(m)]
+    index, request = words[0] if words else (None, "")
+    quote = request if index is not None and head <= index < tail else None
+    last = messages[head - 1]
+    return [
+        *messages[: head - 1],
+        {**last, "content": [*blocks(last), text(snip_placeholder(tail - head, quote))]},
+        *messages[tail:],
+    ]
+
+
+CASES = [
+    (
+        checks.check_snip,
+        snip_compact,
+        [sliced, seed_snip, placeholder_as_own_message, tail_from_keep_head, placeholder_before_results],
+    ),
+    (
+        checks.check_snip_to_tokens,
+        checks.snip_to_tokens_reference,
+        [tokens_by_message_count, tokens_without_head, tokens_strict],
+    ),
+    (checks.check_snip_keeping_request, snip_compact, [never_quotes, quotes_the_first_request]),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [
+        (checks.check_snip, snip),
+        (checks.check_snip, snip_from_safe_cuts),
+        (checks.check_snip_to_tokens, snip_tokens_by_search),
+        (checks.check_snip_keeping_request, keeping_request_with_package_cuts),
+    ],
+    ids=["snip", "snip_from_safe_cuts", "snip_tokens_by_search", "keeping_request_with_package_cuts"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
+    report = check(answer)
     assert report.passed, str(report)
 
 
-def test_stubs_fail():
-    assert not checks.check_safe_cut_points(stub).passed
-    assert not checks.check_snip_cuts(stub).passed
+def test_the_seed_is_told_it_keeps_too_many_messages():
+    row = checks.check_snip(seed_snip).failures[0]
+    assert "messages kept, more than max_messages" in row.detail
 
 
-def test_safe_cut_points_rejects_cuts_that_split_a_pair():
-    assert not checks.check_safe_cut_points(every_index_is_safe).passed
-    assert not checks.check_safe_cut_points(safe_when_the_next_message_has_no_results).passed
-
-
-def test_snip_cuts_rejects_a_snip_that_splits_a_pair():
-    assert not checks.check_snip_cuts(fixed_cuts).passed
-    assert not checks.check_snip_cuts(seed_style_cuts).passed
+def test_text_before_results_is_named_as_the_broken_rule():
+    rows = checks.check_snip(placeholder_before_results).failures
+    assert any("breaks 'tool_result_not_first' at message" in r.detail for r in rows)

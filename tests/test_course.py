@@ -207,4 +207,7 @@ def test_execute_saves_outputs_and_check_passes_a_solved_notebook_and_fails_its_
     build_exercises(sol, ex)
     capsys.readouterr()
     assert main(["check", str(ex / "01_double.ipynb")]) == 1
-    assert "FAIL double: 0/1 checks passed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "FAIL double: 0/1 checks passed" in out
+    # the terminal prints the failing row itself, naming the case and why, not only the verdict
+    assert "FAIL  two" in out and "not implemented yet" in out

@@ -1,8 +1,8 @@
 """No compaction loops: summaries that cannot get under the threshold stop after two, and say why.
 
 The session's system prompt and tools alone are over the summary threshold (but inside the window),
-so no summary can ever bring the estimate under it: the situation behind reports of hundreds of
-compactions in a row (anthropics/claude-code #24179, Kilo-Org/kilocode #13983).
+so no summary can ever bring the estimate under it. Without a guard the pipeline would summarize
+again before every call, paying for a summary each time and getting nowhere: a compaction loop.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from compaction.course.exercises import MarkerError, build_exercises
-from compaction.course.notebooks import error_lines, report_lines, run_notebook
+from compaction.course.notebooks import error_lines, failing_rows, report_texts, run_notebook
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -55,9 +55,12 @@ def _cmd_execute(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     nb = run_notebook(Path(args.path), allow_errors=True)
-    lines = report_lines(nb)
-    for line in lines:
+    texts = report_texts(nb)
+    lines = [text.split("\n", 1)[0] for text in texts]
+    for line, text in zip(lines, texts, strict=True):
         print(line)
+        for row in failing_rows(text):
+            print(f"    {row}")
     errors = error_lines(nb)
     for line in errors:
         print(f"error in {line}")

@@ -32,16 +32,26 @@ def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.Notebook
     return nb
 
 
-def report_lines(nb: nbformat.NotebookNode) -> list[str]:
-    """The summary line of every check report shown in a notebook's outputs, in order."""
-    lines = []
+def report_texts(nb: nbformat.NotebookNode) -> list[str]:
+    """The whole text (summary line and rows) of every check report in a notebook's outputs, in order."""
+    texts = []
     for cell in nb.cells:
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
             text = output.get("data", {}).get("text/plain", "") if "data" in output else ""
-            first = (text if isinstance(text, str) else "".join(text)).split("\n", 1)[0]
-            if REPORT_LINE.match(first):
-                lines.append(first)
-    return lines
+            text = text if isinstance(text, str) else "".join(text)
+            if REPORT_LINE.match(text.split("\n", 1)[0]):
+                texts.append(text)
+    return texts
+
+
+def report_lines(nb: nbformat.NotebookNode) -> list[str]:
+    """The summary line of every check report shown in a notebook's outputs, in order."""
+    return [text.split("\n", 1)[0] for text in report_texts(nb)]
+
+
+def failing_rows(report_text: str) -> list[str]:
+    """The FAIL rows of one report's text, each naming its case and why."""
+    return [line.strip() for line in report_text.split("\n")[1:] if line.strip().startswith("FAIL")]
 
 
 def error_lines(nb: nbformat.NotebookNode) -> list[str]:

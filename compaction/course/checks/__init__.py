@@ -3,8 +3,12 @@
 Each topic has a module here (``compaction.course.checks.messages``, ``.snip``, ...) whose ``check_*``
 functions take the learner's implementation and return a ``CheckReport``. A case is a small
 function that raises ``AssertionError`` with a readable reason when the implementation is wrong.
-The same reports drive the notebooks (a table) and pytest (``report.passed``). Deliberately left
-out: timing limits and sandboxing; a check runs the learner's code in the learner's own kernel.
+The same reports drive the notebooks (a table), the terminal (``python -m compaction.course check``
+prints every failing row) and pytest (``report.passed``). ``explain_difference`` and
+``assert_same_messages`` turn two message lists into one sentence that names the first fault: the
+message index, the block and its tool id, and the field ("message 12, block 0 (tool_result
+toolu_08): `is_error` dropped"). Deliberately left out: timing limits and sandboxing; a check runs
+the learner's code in the learner's own kernel.
 """
 
 from __future__ import annotations
@@ -71,6 +75,82 @@ class CheckReport:
 
 
 Case = Callable[[], None]
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _block_label(block: object) -> str:
+    if not isinstance(block, dict):
+        return type(block).__name__
+    kind = block.get("type", "?")
+    ident = block.get("id") or block.get("tool_use_id")
+    return f"{kind} {ident}" if ident else str(kind)
+
+
+def _field_fault(got: dict, want: dict) -> str:
+    """The first field in which two dicts differ, as a phrase: dropped, added or changed."""
+    for key in want:
+        if key not in got:
+            return f"`{key}` dropped"
+        if got[key] != want[key]:
+            if isinstance(want[key], str) and isinstance(got[key], str):
+                return f"`{key}` is {_short(got[key])}, expected {_short(want[key])}"
+            return f"`{key}` changed: expected {_short(want[key])}, got {_short(got[key])}"
+    extra = [k for k in got if k not in want]
+    return f"`{extra[0]}` added ({_short(got[extra[0]])})" if extra else "differs"
+
+
+def explain_difference(got: object, want: object) -> str | None:
+    """Where two message lists first differ: one sentence naming message, block and field (None if equal)."""
+    if got == want:
+        return None
+    if not isinstance(got, list):
+        return f"expected a list of messages, got {type(got).__name__}"
+    fault = _first_fault(got, want)
+    if len(got) != len(want) and not fault.startswith(f"{len(got)} messages"):
+        return f"{len(got)} messages returned, expected {len(want)}; the first difference: {fault}"
+    return fault
+
+
+def _first_fault(got: list, want: list) -> str:
+    for i, (g, w) in enumerate(zip(got, want, strict=False)):
+        if g == w:
+            continue
+        if not isinstance(g, dict) or not isinstance(w, dict):
+            return f"message {i}: expected a dict, got {type(g).__name__}"
+        if g.get("role") != w.get("role"):
+            return f"message {i}: role is {g.get('role')!r}, expected {w.get('role')!r}"
+        gc, wc = g.get("content"), w.get("content")
+        if isinstance(wc, str) or isinstance(gc, str) or not isinstance(gc, list):
+            return f"message {i}: content is {_short(gc)}, expected {_short(wc)}"
+        for j, (gb, wb) in enumerate(zip(gc, wc, strict=False)):
+            if gb != wb:
+                where = f"message {i}, block {j} ({_block_label(wb)})"
+                if not isinstance(gb, dict):
+                    return f"{where}: expected a dict, got {type(gb).__name__}"
+                if gb.get("type") != wb.get("type"):
+                    return f"{where}: got a {_block_label(gb)} block instead"
+                return f"{where}: {_field_fault(gb, wb)}"
+        if len(gc) != len(wc):
+            more = "an extra block" if len(gc) > len(wc) else "a block missing"
+            k = min(len(gc), len(wc))
+            shown = _block_label(gc[k] if len(gc) > len(wc) else wc[k])
+            return f"message {i}: {more} at block {k} ({shown}); {len(gc)} blocks, expected {len(wc)}"
+        return f"message {i}: {_field_fault(g, w)}"
+    k = min(len(got), len(want))
+    if len(got) > len(want):
+        return f"{len(got)} messages returned, expected {len(want)}: message {k} should not be there"
+    return f"{len(got)} messages returned, expected {len(want)}: message {k} is missing"
+
+
+def assert_same_messages(got: object, want: object, case: str = "") -> None:
+    """Raise AssertionError naming the first fault when ``got`` is not the list ``want``."""
+    fault = explain_difference(got, want)
+    if fault is not None:
+        raise AssertionError(f"{case}: {fault}" if case else fault)
 
 
 def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:

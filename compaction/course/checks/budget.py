@@ -1,125 +1,224 @@
-"""Checks for chapter 02 (the store and the budget): safe file names, which results to persist.
+"""Checks for chapter 03 (the store and the budget): the layer, a marker with head and tail, max_chars.
 
-``check_safe_name`` tests properties rather than one exact answer: a name stays a plain file name
-for any id, different ids never share a name (not even on a case-insensitive disk), the same id
-always gets the same name, and an ordinary id stays readable in it. ``check_persist_largest_first``
-compares the learner's choice with the reference on the course session and on targeted sizes.
-Deliberately left out: writing files (the chapter's store does that) and timing.
+``check_budget`` runs the chapter's function: differential against the package's
+``tool_result_budget`` on lists that end with large results (one huge read, several outputs at once,
+results of the course's sessions scaled up), for a grid of ``max_chars``, with a fresh store each
+time; the boundaries are a total exactly at ``max_chars`` and a result no larger than its marker.
+It also proves that the input is untouched and that every persisted output is on disk byte for byte.
+The exercises are checked by properties, so any correct wording passes: ``marker_with_tail`` must
+keep the package's marker frame (so the layers recognise it) and show both ends of the output;
+``max_chars_for`` must give the largest size that fits what is left of the window.
+Deliberately left out: failed writes and hostile ids, which the chapter shows with the package.
 """
 
 from __future__ import annotations
 
-import re
+import copy
+import math
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
-from compaction.budget import result_chars
-from compaction.course.checks import CheckReport, run_cases
+from compaction.budget import tool_result_budget
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import tool_result_blocks
+from compaction.messages import (
+    assistant,
+    is_tool_result_message,
+    result_chars,
+    text_of,
+    tool_result,
+    tool_use,
+    user,
+)
+from compaction.placeholders import MARKER_OVERHEAD, is_persisted_marker
+from compaction.store import OutputStore
 
-MARKER_CHARS = 2_400  # what a marker costs in the exercise: a 2,000-character preview and the frame
-RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
-HOSTILE = [
-    "..",
-    ".",
-    "",
-    "../../etc/passwd",
-    "a/b",
-    "a\\b",
-    "nul\x00id",
-    "CON",
-    "con.txt",
-    "aux",
-    "x" * 5_000,
-]
-LOOKALIKES = ["a/b", "a\\b", "a_b", "a?b", "a\x00b", "A_B", "a_B", "ä_b"]
+PREVIEW = 2_000
 
 
-def persist_largest_first_reference(
-    sizes: list[int], max_chars: int, marker_chars: int = MARKER_CHARS
-) -> list[int]:
-    """Indexes to persist, largest first (ties: earlier first), until the total fits max_chars."""
-    total, chosen = sum(sizes), []
-    for i in sorted(range(len(sizes)), key=lambda k: (-sizes[k], k)):
-        if total <= max_chars or sizes[i] <= marker_chars:
-            break
-        chosen.append(i)
-        total += marker_chars - sizes[i]
-    return chosen
+def nightly_log(lines: int = 1_336) -> str:
+    """A job log whose error comes at the very end, after ``lines`` routine lines (chapter 03's log)."""
+    out = [
+        f"2026-03-01 02:{i // 60 % 60:02d}:{i % 60:02d} INFO worker-{i % 7} exported batch {i} (412 rows)"
+        for i in range(lines)
+    ]
+    out.append(f"2026-03-01 02:22:17 ERROR worker-0 batch {lines + 1}: disk quota exceeded on /data/exports")
+    out.append("2026-03-01 02:22:17 INFO job aborted after 1 error; 0 batches retried")
+    return "\n".join(out)
 
 
-def _plain_name(safe_name: Callable) -> None:
-    for raw in HOSTILE:
-        name = safe_name(raw)
-        assert isinstance(name, str) and name, f"safe_name({raw[:20]!r}) must be a non-empty string"
-        assert re.fullmatch(r"[A-Za-z0-9._-]+", name), (
-            f"safe_name({raw[:20]!r}) = {name[:60]!r} has unsafe characters"
+def big_turns() -> list[tuple[str, list[dict]]]:
+    """(name, list ending with large results): one huge log, several outputs at once, scaled-up sessions."""
+    log = nightly_log()
+    one = [
+        user("The nightly export failed. Find out why; the log is logs/nightly.log."),
+        assistant("Reading the log.", tool_use("toolu_log", "bash", {"command": "cat logs/nightly.log"})),
+        user(tool_result("toolu_log", log)),
+    ]
+    sizes = [40_000, 2_300, 9_000, 9_000, 2_500, 900]
+    calls = [tool_use(f"toolu_p{k}", "read_file", {"path": f"src/m{k}.py"}) for k in range(len(sizes))]
+    several = [
+        user("Read the modules."),
+        assistant(*calls),
+        user(
+            *(
+                tool_result(f"toolu_p{k}", ("x" * 79 + "\n") * (n // 80) + "y" * (n % 80))
+                for k, n in enumerate(sizes)
+            )
+        ),
+    ]
+    turns = [("one huge log", one), ("six outputs at once", several)]
+    for k, session in enumerate(course_sessions(), start=1):
+        ends = [i for i, m in enumerate(session) if is_tool_result_message(m)][::4]
+        for i in ends:  # results scaled up twentyfold, so that budgets bite
+            scaled = copy.deepcopy(session[: i + 1])
+            for block in scaled[-1]["content"]:
+                if block.get("type") == "tool_result":
+                    block["content"] = text_of(block["content"]) * 20
+            turns.append((f"session {k}, results x20", scaled))
+    return turns
+
+
+def _run(fn: Callable, messages: list[dict], max_chars: int, root: Path) -> tuple[list[dict], Path]:
+    store = OutputStore(root / ".task_outputs", base=root)
+    return fn(messages, max_chars, store), root
+
+
+def _same_as_package(fn: Callable, name: str, messages: list[dict], max_chars: int) -> None:
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        given = copy.deepcopy(messages)
+        got, root = _run(fn, given, max_chars, Path(a))
+        want = tool_result_budget(
+            messages, max_chars=max_chars, store=OutputStore(Path(b) / ".task_outputs", base=Path(b))
         )
-        assert name not in (".", "..") and len(name) <= 100, f"safe_name({raw[:20]!r}) = {name[:60]!r}"
-        assert name.split(".")[0].upper() not in RESERVED, f"safe_name({raw!r}) = {name!r} is a reserved name"
+        where = f"{name}, max_chars={max_chars:,}"
+        assert given == messages, f"{where}: the input list was changed; build new messages instead"
+        assert_same_messages(got, want, where)
+        for block in got[-1]["content"] if isinstance(got[-1]["content"], list) else []:
+            content = block.get("content")
+            if block.get("type") == "tool_result" and is_persisted_marker(content):
+                original = next(
+                    r for r in messages[-1]["content"] if r.get("tool_use_id") == block["tool_use_id"]
+                )
+                path = text_of(content).split("saved to: ", 1)[1].split("\n", 1)[0]
+                saved = (root / path).read_text(encoding="utf-8") if (root / path).exists() else None
+                assert saved == text_of(original["content"]), (
+                    f"{where}: {block['tool_use_id']}'s output is not on disk byte for byte at {path}"
+                )
 
 
-def _distinct(safe_name: Callable) -> None:
-    names = [safe_name(i) for i in dict.fromkeys(LOOKALIKES + HOSTILE)]
-    folded = {n.lower() for n in names}
-    assert len(folded) == len(names), "two different ids got the same name (compared case-insensitively)"
+def check_budget(budget: Callable) -> CheckReport:
+    """Chapter 03: the newest results persisted largest first until the rest fits, like the package."""
+    cases = []
+    for name, messages in big_turns():
+        total = sum(result_chars(b) for b in messages[-1]["content"] if b.get("type") == "tool_result")
+        grid = sorted({0, 8_000, 20_000, total // 2, total})  # total itself: exactly at the budget
+        cases.append(
+            (
+                f"{name} ({total:,} chars)",
+                lambda n=name, m=messages, g=grid: [_same_as_package(budget, n, m, c) for c in g],
+            )
+        )
+    small = [
+        user("List."),
+        assistant(tool_use("toolu_s", "glob", {"pattern": "*"})),
+        user(tool_result("toolu_s", "z" * (PREVIEW + MARKER_OVERHEAD))),
+    ]
+    cases.append(
+        (
+            "a result no larger than its marker stays",
+            lambda: _same_as_package(budget, "marker-sized", small, 0),
+        )
+    )
+    cases.append(("a single message", lambda: _same_as_package(budget, "single", [user("hi")], 0)))
+    return run_cases("budget", cases)
 
 
-def _stable(safe_name: Callable) -> None:
-    for raw in ["toolu_01", "a/b", "ü"]:
-        assert safe_name(raw) == safe_name(raw), f"safe_name({raw!r}) changed between two calls"
+# ---------------------------------------------------------------- exercise 1: head and tail
 
 
-def _readable(safe_name: Callable) -> None:
-    name = safe_name("toolu_01ABCdef")
-    assert "toolu_01ABCdef" in name, f"an ordinary id should stay readable in its name, got {name!r}"
+def _marker(fn: Callable, output: str, what: str, path: str = ".task_outputs/tool-results/x.txt") -> str:
+    marker = fn(path, len(output), output)
+    assert isinstance(marker, str), f"{what}: return a string, got {type(marker).__name__}"
+    assert is_persisted_marker(marker, PREVIEW), (
+        f"{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
+        f"with </persisted-output> and be at most {PREVIEW + MARKER_OVERHEAD:,} characters "
+        f"(it is {len(marker):,})"
+    )
+    assert path in marker and f"{len(output):,}" in marker, f"{what}: name the path {path!r} and the size"
+    return marker
 
 
-def check_safe_name(safe_name: Callable) -> CheckReport:
-    """Exercise 1: a file name for any tool_use_id that stays in the folder and never collides."""
+def _both_ends(fn: Callable) -> None:
+    log = nightly_log()
+    marker = _marker(fn, log, "the nightly log")
+    head, tail = log[: PREVIEW // 2], log[-PREVIEW // 2 :]
+    assert head in marker, "the nightly log: the first 1,000 characters are not in the preview"
+    assert tail in marker, "the nightly log: the last 1,000 characters (the error) are not in the preview"
+    assert "disk quota exceeded" in marker, "the nightly log: the error line at the end is not shown"
+
+
+def _short_whole(fn: Callable) -> None:
+    output = "line one\nline two\n" * 50  # 900 characters: shorter than a preview
+    marker = _marker(fn, output, "a short output")
+    assert output in marker, "a short output: an output shorter than the preview is shown whole"
+
+
+def _exact_preview(fn: Callable) -> None:
+    output = "a" * 999 + "b" * 1_001  # exactly PREVIEW characters: nothing to omit
+    marker = _marker(fn, output, "an output exactly 2,000 characters long")
+    assert output in marker, "an output of exactly 2,000 characters is shown whole (<=, not <)"
+
+
+def _one_more(fn: Callable) -> None:
+    output = "h" * 1_000 + "M" + "t" * 1_000  # 2,001: one character must go, and it is the middle one
+    marker = _marker(fn, output, "an output of 2,001 characters")
+    assert "h" * 1_000 in marker and "t" * 1_000 in marker, "2,001 characters: both 1,000-character ends"
+    middle = "h" * 1_000 + "M" in marker or "M" + "t" * 1_000 in marker
+    assert not middle, "2,001 characters: the middle character is omitted"
+
+
+def check_marker_with_tail(marker_with_tail: Callable) -> CheckReport:
+    """Exercise 1: a persisted-output marker whose preview shows the head and the tail of the output."""
     return run_cases(
-        "safe_name",
+        "marker_with_tail",
         [
-            ("hostile ids become plain file names", lambda: _plain_name(safe_name)),
-            ("look-alike ids get different names", lambda: _distinct(safe_name)),
-            ("the same id always gets the same name", lambda: _stable(safe_name)),
-            ("an ordinary id stays readable", lambda: _readable(safe_name)),
+            ("the log's error at the end is shown", lambda: _both_ends(marker_with_tail)),
+            ("a short output is shown whole", lambda: _short_whole(marker_with_tail)),
+            ("exactly the preview size: whole", lambda: _exact_preview(marker_with_tail)),
+            ("one character over: the middle goes", lambda: _one_more(marker_with_tail)),
         ],
     )
 
 
-def _compare_plan(fn: Callable, sizes: list[int], max_chars: int) -> None:
-    want = persist_largest_first_reference(list(sizes), max_chars)
-    got = fn(list(sizes), max_chars)
-    assert list(got) == want, (
-        f"sizes={sizes[:8]}{'...' if len(sizes) > 8 else ''}, max_chars={max_chars}: "
-        f"expected {want}, got {list(got)}"
+# ---------------------------------------------------------------- exercise 2: max_chars from the window
+
+
+def max_chars_for_reference(window: int, in_use: int, reserve_output: int, chars_per_token: float) -> int:
+    """The characters that fit in what is left of the window: floor(room * chars_per_token), at least 0."""
+    room = window - in_use - reserve_output
+    return max(0, math.floor(room * chars_per_token))
+
+
+def _max_chars(fn: Callable, window: int, in_use: int, reserve: int, cpt: float) -> None:
+    got = fn(window, in_use, reserve, cpt)
+    want = max_chars_for_reference(window, in_use, reserve, cpt)
+    where = f"window={window:,}, in_use={in_use:,}, reserve_output={reserve:,}, chars_per_token={cpt}"
+    assert isinstance(got, int), f"{where}: return an int, got {type(got).__name__} {got!r}"
+    assert got == want, f"{where}: expected {want:,}, got {got:,}"
+
+
+def check_max_chars_for(max_chars_for: Callable) -> CheckReport:
+    """Exercise 2: the largest newest-message size, in characters, that still fits the window."""
+    fn = max_chars_for
+    return run_cases(
+        "max_chars_for",
+        [
+            ("Claude Code's window", lambda: _max_chars(fn, 200_000, 120_000, 20_000, 3.3)),
+            ("chapter 03's window", lambda: _max_chars(fn, 8_000, 2_500, 1_000, 3.3)),
+            ("a whole number of characters", lambda: _max_chars(fn, 8_000, 2_503, 1_000, 3.7)),
+            ("exactly full: 0", lambda: _max_chars(fn, 8_000, 7_000, 1_000, 3.3)),
+            ("over the window: 0, not negative", lambda: _max_chars(fn, 8_000, 7_900, 1_000, 3.3)),
+        ],
     )
-
-
-def check_persist_largest_first(persist_largest_first: Callable) -> CheckReport:
-    """Exercise 2: which results to persist, largest first, only while the total is over budget."""
-    fn = persist_largest_first
-    cases = [
-        ("within budget: nothing", lambda: _compare_plan(fn, [5_000, 3_000], 10_000)),
-        ("exactly at the budget: nothing", lambda: _compare_plan(fn, [6_000, 4_000], 10_000)),
-        ("one huge result", lambda: _compare_plan(fn, [300, 250_000, 900], 200_000)),
-        ("largest first, then the next", lambda: _compare_plan(fn, [9_000, 30_000, 20_000, 1_000], 12_000)),
-        ("ties go in order", lambda: _compare_plan(fn, [8_000, 8_000, 8_000], 12_000)),
-        ("results smaller than a marker stay", lambda: _compare_plan(fn, [2_000] * 10, 5_000)),
-        ("stops as soon as it fits", lambda: _compare_plan(fn, [50_000, 40_000, 30_000, 5_000], 60_000)),
-        ("no results", lambda: _compare_plan(fn, [], 0)),
-    ]
-    for k, session in enumerate(course_sessions()):
-        # sizes of each user message's results, scaled up tenfold so that budgets bite
-        sizes = [
-            [10 * result_chars(b) for b in tool_result_blocks(m)] for m in session if m["role"] == "user"
-        ]
-        sizes = [s for s in sizes if s]
-        cases.append(
-            (
-                f"course session {k + 1}, every user message, sizes x10",
-                lambda ss=sizes: [_compare_plan(fn, s, cap) for s in ss for cap in (0, 5_000, 20_000)],
-            )
-        )
-    return run_cases("persist_largest_first", cases)

@@ -1,10 +1,14 @@
-"""Checks for chapter 01 (messages and tokens): pairing errors, tool-result share, anchored counts.
+"""Checks for chapter 01 (messages): the strict form, and two repairs a harness needs.
 
-Each check compares the learner's function with the package's answer on the course sessions and on
-lists broken on purpose (text put before results, an orphan result, a duplicate, an unanswered
-call). ``handmade_session`` is a small coding session written by hand, used when the offline agent
-is not available. Deliberately left out: the shape rules (roles, block types), which ``validate``
-covers and the chapter shows rather than asks for.
+``check_first_problem`` runs the chapter's own function: the first (index, rule) that breaks the
+strict form, as ``validate`` names it, on the course sessions and on lists broken on purpose (the
+first message from the assistant, two user messages in a row, text put before results, an orphan
+result, an unanswered call in the middle and at the end). The exercises' checks are differential:
+``merge_same_role`` (what the API does with two same-role messages, done so results stay first) and
+``answer_unanswered`` (error results for calls that never ran) must give the reference's list, and
+the output must pass ``validate``. ``handmade_session`` is a small coding session written by hand,
+checked beside the offline agent's session. Deliberately left out: the shape rules (block types,
+empty content, unique ids), which the package's ``validate`` adds.
 """
 
 from __future__ import annotations
@@ -13,26 +17,31 @@ import copy
 from collections.abc import Callable
 
 from compaction.agent import sample_session
-from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.messages import (
+    RULES,
     InvalidConversation,
     assistant,
+    blocks,
     has_tool_use,
     is_tool_result_message,
     text,
     tool_result,
     tool_use,
+    tool_use_blocks,
     user,
     validate,
 )
-from compaction.tokens import TokenCounter, estimate_tokens, message_tokens
 
-PAIRING_RULES = (
-    "tool_result_not_first",
+# the rules the chapter's first_problem covers, in the order validate checks them
+FORM_RULES = (
+    "first_not_user",
+    "roles_not_alternating",
     "orphan_tool_result",
-    "duplicate_tool_result",
+    "tool_result_not_first",
     "tool_use_unanswered",
 )
+INTERRUPTED = "[interrupted: this tool call never ran]"
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n"
 
@@ -76,32 +85,51 @@ def course_sessions() -> list[list[dict]]:
     return [sample_session(), handmade_session()]
 
 
-# ---------------------------------------------------------------- package answers
+# ---------------------------------------------------------------- references
 
 
-def pairing_error_reference(messages: list[dict]) -> tuple[int, str] | None:
-    """The package's answer: (index, rule) of validate's first pairing error, else None."""
+def first_problem_reference(messages: list[dict]) -> tuple[int, str] | None:
+    """The package's answer: (index, rule) of validate's first error, else None."""
     try:
         validate(messages)
     except InvalidConversation as exc:
-        if exc.rule in PAIRING_RULES:
-            return (exc.index, exc.rule)
-        raise ValueError(f"not a pairing problem: {exc}") from None
+        return (exc.index, exc.rule)
     return None
 
 
-def tool_result_share_reference(messages: list[dict], method: str = "chars") -> float:
-    """The package's answer: tokens of tool-result messages over all tokens (0.0 for no tokens)."""
-    total = estimate_tokens(messages, method)
-    part = sum(message_tokens(m, method) for m in messages if is_tool_result_message(m))
-    return part / total if total else 0.0
+def merge_same_role_reference(messages: list[dict]) -> list[dict]:
+    """Merge each run of same-role messages into one; in a user message, tool_result blocks first."""
+    out: list[dict] = []
+    for message in messages:
+        if out and out[-1]["role"] == message["role"]:
+            merged = blocks(out[-1]) + blocks(message)
+            results = [b for b in merged if b.get("type") == "tool_result"]
+            others = [b for b in merged if b.get("type") != "tool_result"]
+            out[-1] = {**out[-1], "content": results + others}
+        else:
+            out.append(message)
+    return out
 
 
-def anchored_estimate_reference(prev_usage_tokens: int, sent: list, messages: list, method="chars") -> int:
-    """The package's answer: what TokenCounter counts after observing ``sent``."""
-    counter = TokenCounter(method)
-    counter.observe(sent, {"input_tokens": prev_usage_tokens})
-    return counter.count(messages)
+def answer_unanswered_reference(messages: list[dict], note: str = INTERRUPTED) -> list[dict]:
+    """Answer every tool_use left without a result with an error result, placed where the API wants it."""
+    out = list(messages)
+    for i, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        answered = {b.get("tool_use_id") for b in blocks(nxt)} if nxt and nxt["role"] == "user" else set()
+        missing = [tool_result(b["id"], note, is_error=True) for b in tool_use_blocks(message)]
+        missing = [r for r in missing if r["tool_use_id"] not in answered]
+        if not missing:
+            continue
+        if nxt is None or nxt["role"] != "user":
+            out.insert(len(out) if nxt is None else out.index(nxt), user(*missing))
+            continue
+        content = blocks(nxt)
+        first_other = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"), len(content))
+        out[out.index(nxt)] = {**nxt, "content": content[:first_other] + missing + content[first_other:]}
+    return out
 
 
 # ---------------------------------------------------------------- broken on purpose
@@ -127,90 +155,149 @@ def broken_lists(session: list[dict]) -> dict[str, list[list[dict]]]:
     return found
 
 
+def form_breaks(session: list[dict]) -> dict[str, list[list[dict]]]:
+    """Kind of break -> lists that break the rules of the chapter's first_problem (no duplicates)."""
+    found = {k: v for k, v in broken_lists(session).items() if k != "duplicate result"}
+    found["first message from the assistant"] = [session[1:]]
+    placeholder = user("[12 messages snipped]")
+    found["two user messages in a row"] = [
+        [*session[: i + 1], placeholder, *session[i + 1 :]]
+        for i, m in enumerate(session[:-1])
+        if is_tool_result_message(m)
+    ][:5]
+    # rule order: text before a result that answers nothing is an orphan, not a misplaced result
+    found["orphan behind text: orphan first"] = [
+        _with(session, i, [text("(a reminder)"), {**m["content"][0], "tool_use_id": "toolu_unknown"}])
+        for i, m in enumerate(session)
+        if is_tool_result_message(m)
+    ][:5]
+    return found
+
+
 def _with(session: list[dict], i: int, content: list) -> list[dict]:
     out = copy.deepcopy(session)
     out[i] = {"role": "user", "content": copy.deepcopy(content)}
     return out
 
 
-def _compare(fn: Callable, reference: Callable, calls: list[tuple], *, close: bool = False) -> None:
-    for args in calls:
+def _interrupted(session: list[dict]) -> list[list[dict]]:
+    """Lists where some calls never got their results: at the end, in the middle, one of several."""
+    lists = []
+    for i, message in enumerate(session):
+        if not has_tool_use(message) or i + 1 >= len(session):
+            continue
+        results = session[i + 1]["content"]
+        lists.append(copy.deepcopy(session[: i + 1]))  # crashed while running the tools
+        typed = user("Stop, run the linter first.")
+        lists.append([*copy.deepcopy(session[: i + 1]), typed, *copy.deepcopy(session[i + 2 : i + 3])])
+        if len(results) > 1:  # one of two parallel calls lost
+            lists.append(_with(session, i + 1, results[1:]))
+        lists.append(_with(session, i + 1, [*results[:-1], text("(the user pressed Esc)")]))
+    return lists
+
+
+def _same_role_runs(session: list[dict]) -> list[list[dict]]:
+    """Lists with a run of same-role messages: a placeholder, a reminder, an assistant split in two."""
+    lists = []
+    for i, message in enumerate(session):
+        if is_tool_result_message(message):
+            lists.append([*session[:i], user("[12 messages snipped]"), *session[i:]])
+            lists.append([*session[: i + 1], user("Reminder: keep answers short."), *session[i + 1 :]])
+            lists.append([*session[:i], user("a"), user("b"), *session[i:]])
+        elif message["role"] == "assistant" and i > 0:
+            lists.append([*session[:i], assistant("Thinking aloud."), *session[i:]])
+    return lists[:: max(1, len(lists) // 24)]
+
+
+def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
+    for k, args in enumerate(calls, start=1):
         got, want = fn(*copy.deepcopy(args)), reference(*args)
-        same = abs(got - want) < 1e-9 if close and isinstance(got, (int, float)) else got == want
-        assert same, f"expected {want!r}, got {got!r} (case {calls.index(args) + 1} of {len(calls)})"
+        if got != want and not (isinstance(got, (tuple, list)) and tuple(got) == want):
+            why = f" ({RULES[want[1]]})" if want else " (the list is sound)"
+            raise AssertionError(f"list {k} of {len(calls)}: expected {want!r}{why}, got {got!r}")
+
+
+def _same_list(fn: Callable, reference: Callable, lists: list[list[dict]], kind: str) -> None:
+    for k, given in enumerate(lists, start=1):
+        before = copy.deepcopy(given)
+        got = fn(given)
+        assert given == before, f"list {k} of {len(lists)} ({kind}): the input list was changed"
+        assert_same_messages(got, reference(before), f"list {k} of {len(lists)} ({kind})")
+        problem = first_problem_reference(got)
+        assert problem is None or problem[1] not in FORM_RULES, (
+            f"list {k} of {len(lists)} ({kind}): the result breaks {problem[1]!r} at message {problem[0]}"
+        )
 
 
 # ---------------------------------------------------------------- the checks
 
 
-def check_pairing_error(pairing_error: Callable) -> CheckReport:
-    """Exercise 1: the first pairing problem as (index, rule), like validate, or None."""
+def check_first_problem(first_problem: Callable) -> CheckReport:
+    """Chapter 01: the first (index, rule) breaking the strict form, like validate, or None."""
     sessions = course_sessions()
     cases = [
         (
             f"course session {k + 1} is sound",
-            lambda s=s: _compare(pairing_error, pairing_error_reference, [(s,)]),
+            lambda s=s: _compare(first_problem, first_problem_reference, [(s,)]),
         )
         for k, s in enumerate(sessions)
     ]
-    kinds = {}
+    kinds: dict[str, list[tuple]] = {}
     for s in sessions:
-        for kind, lists in broken_lists(s).items():
+        for kind, lists in form_breaks(s).items():
             kinds.setdefault(kind, []).extend((b,) for b in lists)
     for kind, calls in kinds.items():
-        cases.append((kind, lambda c=calls: _compare(pairing_error, pairing_error_reference, c)))
-    return run_cases("pairing_error", cases)
+        cases.append((kind, lambda c=calls: _compare(first_problem, first_problem_reference, c)))
+    cases.append(
+        (
+            "a single user message is sound",
+            lambda: _compare(first_problem, first_problem_reference, [([user("hi")],)]),
+        )
+    )
+    return run_cases("first_problem", cases)
 
 
-def check_tool_result_share(tool_result_share: Callable) -> CheckReport:
-    """Exercise 2: the share of tokens in tool-result messages, for both estimates."""
-    sessions = course_sessions()
-    ref = tool_result_share_reference
+def check_merge_same_role(merge_same_role: Callable) -> CheckReport:
+    """Exercise 1: one message per run of same-role messages, tool results first, input untouched."""
+    ref = merge_same_role_reference
     cases = [
         (
-            f"course session {k + 1}, method={m!r}",
-            lambda s=s, m=m: _compare(tool_result_share, ref, [(s, m)], close=True),
+            f"course session {k + 1} comes back equal",
+            lambda s=s: _same_list(merge_same_role, ref, [s], "nothing to merge"),
+        )
+        for k, s in enumerate(course_sessions())
+    ]
+    runs = [r for s in course_sessions() for r in _same_role_runs(s)]
+    cases += [
+        ("a placeholder before results", lambda: _same_list(merge_same_role, ref, runs[0::3], "placeholder")),
+        ("a reminder after results", lambda: _same_list(merge_same_role, ref, runs[1::3], "reminder")),
+        ("three in a row", lambda: _same_list(merge_same_role, ref, runs[2::3], "three in a row")),
+        ("a single message", lambda: _same_list(merge_same_role, ref, [[user("hi")]], "single")),
+        ("an empty list", lambda: _same_list(merge_same_role, ref, [[]], "empty")),
+    ]
+    return run_cases("merge_same_role", cases)
+
+
+def check_answer_unanswered(answer_unanswered: Callable) -> CheckReport:
+    """Exercise 2: every call without a result gets an error result where the API expects it."""
+    ref = answer_unanswered_reference
+    sessions = course_sessions()
+    cases = [
+        (
+            f"course session {k + 1} comes back equal",
+            lambda s=s: _same_list(answer_unanswered, ref, [s], "nothing unanswered"),
         )
         for k, s in enumerate(sessions)
-        for m in ("chars", "tiktoken")
     ]
-    cases.append(
-        ("no tool results is 0.0", lambda: _compare(tool_result_share, ref, [([user("hi")], "chars")]))
-    )
-    cases.append(("an empty list is 0.0", lambda: _compare(tool_result_share, ref, [([], "chars")])))
-    return run_cases("tool_result_share", cases)
-
-
-def check_anchored_estimate(anchored_estimate: Callable) -> CheckReport:
-    """Exercise 3: the API's last figure plus an estimate of what was appended, if the prefix holds."""
-    ref = anchored_estimate_reference
-    cases = []
-    for k, s in enumerate(course_sessions()):
-        half = len(s) // 2
-        grown = [(1234, s[:half], s, m) for m in ("chars", "tiktoken")]
-        first = next(i for i, m in enumerate(s) if is_tool_result_message(m))  # changed below the anchor
-        changed = _with(
-            s, first, [{**s[first]["content"][0], "content": "[cleared]"}, *s[first]["content"][1:]]
-        )
-        cases += [
-            (
-                f"session {k + 1}: appended after the anchor",
-                lambda c=grown: _compare(anchored_estimate, ref, c),
-            ),
-            (
-                f"session {k + 1}: nothing appended",
-                lambda s=s: _compare(anchored_estimate, ref, [(999, s, s)]),
-            ),
-            (
-                f"session {k + 1}: a changed prefix drops the anchor",
-                lambda s=s, c=changed, h=half: _compare(anchored_estimate, ref, [(500, s[:h], c)]),
-            ),
-            (
-                f"session {k + 1}: a shorter list drops the anchor",
-                lambda s=s, h=half: _compare(anchored_estimate, ref, [(500, s, s[:h])]),
-            ),
-        ]
-    cases.append(
-        ("nothing sent yet", lambda: _compare(anchored_estimate, ref, [(0, [], handmade_session())]))
-    )
-    return run_cases("anchored_estimate", cases)
+    lists = [x for s in sessions for x in _interrupted(s)]
+    cases += [
+        (
+            "crashed while the tools ran",
+            lambda: _same_list(answer_unanswered, ref, lists[0::4], "at the end"),
+        ),
+        ("the user typed instead", lambda: _same_list(answer_unanswered, ref, lists[1::4], "user text")),
+        ("one of several results lost", lambda: _same_list(answer_unanswered, ref, lists[2::4], "partial")),
+        ("text where a result belongs", lambda: _same_list(answer_unanswered, ref, lists[3::4], "text")),
+        ("a single message", lambda: _same_list(answer_unanswered, ref, [[user("hi")]], "single")),
+    ]
+    return run_cases("answer_unanswered", cases)

@@ -1,10 +1,14 @@
-"""Checks for chapter 04 (micro): the placeholder for an old result, and the layer itself.
+"""Checks for chapter 05 (micro): the chapter's micro, a micro that keeps files being edited, and a
+prediction of the cache breaks micro causes.
 
-``check_placeholder_for`` tests properties: one short line that the layer recognises as its own
-(it starts with ``CLEARED_HEAD``), names the tool, and says what to re-run (the path of a file read,
-the command of a bash call). ``check_micro`` is differential: identical to the package's
-``micro_compact`` on the course sessions for several settings, without touching its input.
-Deliberately left out: ``exclude_tools``, which the chapter shows with the package's function.
+``check_micro`` runs the chapter's function with the package's note (``note=cleared_placeholder``),
+so the result must be exactly the package's ``micro_compact`` on the course's sessions for several
+settings (``keep_recent`` 0, a ``min_chars`` boundary), plus a list holding a persisted-output marker
+and one holding an earlier placeholder; the input must stay untouched. Given the learner's own note
+function, it also checks that each note is one short line that starts with ``CLEARED_HEAD`` and
+names what to run again. ``check_micro_keeping_edited`` is differential against the reference here.
+``check_predicted_breaks`` compares a formula with what ``cache_breaks`` measures on sessions built
+for it. Deliberately left out: ``exclude_tools``, which the chapter shows with the package.
 """
 
 from __future__ import annotations
@@ -12,74 +16,213 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.micro import CLEARED_HEAD, micro_compact
+from compaction.messages import assistant, result_chars, tool_inputs, tool_names, tool_result, tool_use, user
+from compaction.micro import micro_compact
+from compaction.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
+from compaction.prompt_cache import cache_breaks
 
+SETTINGS = [(3, 120), (1, 120), (0, 0), (5, 50), (10, 120), (3, 2_000)]
 CALLS = [
     ("read_file", {"path": "src/app/config.py"}, "src/app/config.py"),
     ("bash", {"command": "python run_tests.py -k parser"}, "python run_tests.py -k parser"),
     ("glob", {"pattern": "tests/**/*.py"}, "tests/**/*.py"),
     ("edit_file", {"path": "a.py", "old_text": "x", "new_text": "y"}, "edit_file"),
 ]
-SETTINGS = [(3, 120), (1, 120), (0, 0), (5, 50), (10, 120)]
 
 
-def _placeholder_names_what_to_rerun(fn: Callable, name: str, tool_input: dict, expected: str) -> None:
-    note = fn(name, dict(tool_input))
-    assert isinstance(note, str), f"placeholder_for must return a string, got {type(note).__name__}"
-    assert note.startswith(CLEARED_HEAD), (
-        f"start with {CLEARED_HEAD!r} so the layer knows its own notes: {note!r}"
-    )
-    assert "\n" not in note and len(note) <= 300, f"one short line please: {note!r}"
-    assert name in note and expected in note, f"name the tool and {expected!r}: {note!r}"
-
-
-def _long_command_shortened(fn: Callable) -> None:
-    note = fn("bash", {"command": "echo start\n" + "x" * 10_000})
-    assert "\n" not in note and len(note) <= 300, (
-        f"a 10,000-character command must be shortened: {len(note)} chars"
-    )
-
-
-def check_placeholder_for(placeholder_for: Callable) -> CheckReport:
-    """Exercise 1: a one-line note naming the tool and what to call again."""
-    cases = [
-        (
-            f"{name} names {expected!r}",
-            lambda n=name, i=inp, e=expected: _placeholder_names_what_to_rerun(placeholder_for, n, i, e),
-        )
-        for name, inp, expected in CALLS
+def with_marker_and_placeholder(session: list[dict]) -> list[dict]:
+    """The session with its first result turned into a persisted marker and its second into a placeholder."""
+    out = copy.deepcopy(session)
+    spots = [
+        (i, j)
+        for i, m in enumerate(out)
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for j, b in enumerate(m["content"])
+        if b.get("type") == "tool_result"
     ]
+    (i, j), (k, n) = spots[0], spots[1]
+    out[i]["content"][j]["content"] = (
+        "<persisted-output>\nOutput too large (90,000 characters). Full output saved to: "
+        ".task_outputs/tool-results/x.txt\nRead that file to see all of it. Preview (first 300 characters):\n"
+        + "p" * 300
+        + "\n</persisted-output>"
+    )
+    out[k]["content"][n]["content"] = cleared_placeholder("glob", {"pattern": "**/*.py"})
+    return out
+
+
+def _same(fn: Callable, name: str, messages: list[dict], keep_recent: int, min_chars: int) -> None:
+    given = copy.deepcopy(messages)
+    got = fn(given, keep_recent=keep_recent, min_chars=min_chars, note=cleared_placeholder)
+    where = f"{name}, keep_recent={keep_recent}, min_chars={min_chars}"
+    assert given == messages, f"{where}: the input list was changed; build new messages instead"
+    assert_same_messages(got, micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars), where)
+
+
+def _note(note_for: Callable, name: str, tool_input: dict, expected: str) -> None:
+    note = note_for(name, dict(tool_input))
+    assert isinstance(note, str), f"note_for({name!r}): return a string, got {type(note).__name__}"
+    assert note.startswith(CLEARED_HEAD), f"note_for({name!r}): start with {CLEARED_HEAD!r}: {note[:60]!r}"
+    assert "\n" not in note and len(note) <= 300, f"note_for({name!r}): one line of at most 300 characters"
+    assert expected in note, f"note_for({name!r}): name {expected!r} so the model knows what to re-run"
+
+
+def check_micro(micro: Callable, note_for: Callable | None = None) -> CheckReport:
+    """Chapter 05: with the package's note, exactly micro_compact; the learner's note says what to re-run."""
+    cases = []
+    for k, session in enumerate(course_sessions(), start=1):
+        longest = (
+            max(
+                result_chars(b)
+                for m in session
+                for b in m["content"]
+                if isinstance(b, dict) and b.get("type") == "tool_result"
+            )
+            if any(m["role"] == "user" for m in session)
+            else 0
+        )
+        settings = [*SETTINGS, (0, longest)]  # a result of exactly min_chars is cleared (<, not <=)
+        cases.append(
+            (
+                f"session {k}, {len(settings)} settings",
+                lambda s=session, k=k, x=settings: [_same(micro, f"session {k}", s, *y) for y in x],
+            )
+        )
+    marked = with_marker_and_placeholder(course_sessions()[0])
     cases.append(
-        ("a long multi-line command stays one short line", lambda: _long_command_shortened(placeholder_for))
-    )
-    return run_cases("placeholder_for", cases)
-
-
-def _same_as_package(fn: Callable, session: list[dict], keep_recent: int, min_chars: int) -> None:
-    given = copy.deepcopy(session)
-    got = fn(given, keep_recent=keep_recent, min_chars=min_chars)
-    want = micro_compact(session, keep_recent=keep_recent, min_chars=min_chars)
-    assert given == session, "the input list was changed: build new messages instead"
-    if got != want:
-        diff = next(
-            (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want))
-        )
-        raise AssertionError(
-            f"keep_recent={keep_recent}, min_chars={min_chars}: first difference at message {diff} "
-            f"({len(got)} messages returned, {len(want)} expected)"
-        )
-
-
-def check_micro(micro: Callable) -> CheckReport:
-    """Exercise 2: identical to the package's micro_compact on every course session, input untouched."""
-    cases = [
         (
-            f"session {k + 1}, keep_recent={keep}, min_chars={low}",
-            lambda s=s, keep=keep, low=low: _same_as_package(micro, s, keep, low),
+            "a marker and a placeholder stay as they are",
+            lambda: _same(micro, "session 1 with a marker", marked, 0, 0),
         )
-        for k, s in enumerate(course_sessions())
-        for keep, low in SETTINGS
-    ]
+    )
+    cases.append(("a single message", lambda: _same(micro, "single", [user("hi")], 3, 120)))
+    if note_for is not None:
+        cases += [
+            (f"note for {name} names {expected!r}", lambda n=name, i=i, e=expected: _note(note_for, n, i, e))
+            for name, i, expected in CALLS
+        ]
+        cases.append(
+            (
+                "a 10,000-character command: one short line",
+                lambda: _note(note_for, "bash", {"command": "echo start\n" + "x" * 10_000}, "echo start"),
+            )
+        )
     return run_cases("micro", cases)
+
+
+# ---------------------------------------------------------------- exercise 1: files being edited
+
+
+def edited_paths(messages: list[dict], recent_turns: int) -> set[str]:
+    """Paths of edit_file calls in the last ``recent_turns`` assistant messages."""
+    asked = [m for m in messages if m["role"] == "assistant"][-recent_turns:] if recent_turns > 0 else []
+    return {
+        b["input"].get("path")
+        for m in asked
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use" and b.get("name") == "edit_file"
+    }
+
+
+def micro_keeping_edited_reference(
+    messages: list[dict], keep_recent: int = 3, min_chars: int = 120, recent_turns: int = 5
+) -> list[dict]:
+    """micro_compact, except read_file results of a path edited in the last recent_turns turns stay."""
+    editing = edited_paths(messages, recent_turns)
+    names, inputs = tool_names(messages), tool_inputs(messages)
+    spots = [
+        (i, j)
+        for i, m in enumerate(messages)
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for j, b in enumerate(m["content"])
+        if b.get("type") == "tool_result"
+    ]
+    out = list(messages)
+    for i, j in spots[: max(0, len(spots) - keep_recent)]:
+        block = messages[i]["content"][j]
+        use_id, content = block["tool_use_id"], block["content"]
+        name, tool_input = names.get(use_id), inputs.get(use_id, {})
+        if result_chars(block) < min_chars or is_cleared(content) or is_persisted_marker(content):
+            continue
+        if name == "read_file" and tool_input.get("path") in editing:
+            continue
+        note = cleared_placeholder(name, tool_input)
+        if len(note) >= result_chars(block):
+            continue
+        if out[i] is messages[i]:
+            out[i] = {**messages[i], "content": list(messages[i]["content"])}
+        out[i]["content"][j] = {**block, "content": note}
+    return out
+
+
+def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
+    given = copy.deepcopy(messages)
+    got = fn(given, **kwargs)
+    where = f"{name}, " + ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    assert given == messages, f"{where}: the input list was changed; build new messages instead"
+    assert_same_messages(got, micro_keeping_edited_reference(messages, **kwargs), where)
+
+
+def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:
+    """Exercise 1: old results cleared, except reads of files edited in the last few turns."""
+    fn = micro_keeping_edited
+    cases = []
+    for k, session in enumerate(course_sessions(), start=1):
+        prefixes = [session[:n] for n in range(9, len(session) + 1, 6)]
+        for recent in (5, 1, 0):
+            cases.append(
+                (
+                    f"session {k}, growing, recent_turns={recent}",
+                    lambda ps=prefixes, k=k, r=recent: [
+                        _edited(fn, f"session {k}, {len(p)} messages", p, keep_recent=2, recent_turns=r)
+                        for p in ps
+                    ],
+                )
+            )
+    return run_cases("micro_keeping_edited", cases)
+
+
+# ---------------------------------------------------------------- exercise 2: predict the breaks
+
+
+def one_result_per_turn(turns: int) -> list[list[dict]]:
+    """The requests of a session that reads one large file per turn (request t holds t results)."""
+    messages, requests = [user("Read every module, one at a time.")], []
+    for t in range(turns):
+        messages = [*messages, assistant(tool_use(f"toolu_{t:03d}", "read_file", {"path": f"m{t}.py"}))]
+        messages = [*messages, user(tool_result(f"toolu_{t:03d}", f"line {t}\n" * 200))]
+        requests.append(messages)
+    return requests
+
+
+def measured_breaks(turns: int, keep_recent: int) -> int:
+    """Cache breaks when micro_compact(keep_recent) runs before each of the session's calls."""
+    sent = [micro_compact(r, keep_recent=keep_recent, min_chars=0) for r in one_result_per_turn(turns)]
+    return len(cache_breaks(sent))
+
+
+def _predicted(fn: Callable, turns: int, keep_recent: int) -> None:
+    got, want = fn(turns, keep_recent), measured_breaks(turns, keep_recent)
+    assert got == want, (
+        f"{turns} calls, one new result each, keep_recent={keep_recent}: predicted {got!r}, "
+        f"measured {want} cache breaks"
+    )
+
+
+def check_predicted_breaks(predicted_breaks: Callable) -> CheckReport:
+    """Exercise 2: a formula for the cache breaks of micro on every call, checked by running it."""
+    fn = predicted_breaks
+    return run_cases(
+        "predicted_breaks",
+        [
+            ("20 calls, keep 3", lambda: _predicted(fn, 20, 3)),
+            ("20 calls, keep 1", lambda: _predicted(fn, 20, 1)),
+            ("12 calls, keep 10", lambda: _predicted(fn, 12, 10)),
+            ("keep as many as there are calls", lambda: _predicted(fn, 8, 8)),
+            ("keep 0: every result is cleared before it is sent", lambda: _predicted(fn, 10, 0)),
+            ("a single call", lambda: _predicted(fn, 1, 3)),
+        ],
+    )

@@ -1,25 +1,32 @@
-"""Checks for chapters 05 and 08: cache breaks, the cheap layers in order, the threshold, the breaker.
+"""Checks for chapters 06 and 08: the pipeline, its cache cost, the orders that lose an output, the
+threshold, the breaker.
 
-Each check is differential: the learner's function must give the package's answer on the course
-sessions (and on requests made from them by compacting every turn), plus targeted cases that the
-known-wrong answers fail: counting an append as a break, running micro before budget (a large
-output is then nowhere on disk), a buffer that is never scaled down, a breaker that never opens
-or never resets. Deliberately left out: the summary itself (chapter 06 checks it).
+Each check is differential: the learner's function must give the reference's answer on the course
+sessions (grown turn by turn, and ending in five outputs at once), plus targeted cases that the
+known-wrong answers fail: a trigger at ``>=`` instead of ``>``, a batch one token short, micro
+before budget (a large output is then nowhere on disk), counting an append as a cache write, a
+buffer that is never scaled down, a breaker that never opens or never resets. Deliberately left
+out: the summary itself (chapter 07 checks it).
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.course.checks import CheckReport, run_cases
+from compaction.budget import tool_result_budget
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import assistant, text, tool_result, tool_use, user
-from compaction.pipeline import run_cheap_layers
-from compaction.prompt_cache import cache_breaks as cache_breaks_reference
+from compaction.messages import assistant, text, text_of, tool_result, tool_use, user
+from compaction.micro import micro_compact
+from compaction.placeholders import MARKER_OVERHEAD
+from compaction.prompt_cache import common_prefix
+from compaction.snip import snip_compact
 from compaction.store import OutputStore
+from compaction.tokens import estimate_tokens, message_tokens
 from compaction.triggers import CircuitBreaker, summary_threshold
 
 BIG = 40_000  # characters of the large output in the order case
@@ -45,88 +52,212 @@ def _sessions() -> list[list[dict]]:
     return course_sessions()
 
 
-# ---------------------------------------------------------------- chapter 05, exercise 1
+# ---------------------------------------------------------------- chapter 06: the chapter's pipeline
+
+# (max_chars, max_messages, snip_to, micro_at, clear_at_least)
+SETTINGS = [(10_000, 40, 24, 3_000, 500), (200_000, 50, 30, 100_000, 500), (2_000, 20, 12, 0, 0)]
 
 
-def _compare_breaks(fn: Callable, requests: list[list[dict]], label: str) -> None:
-    want = cache_breaks_reference(copy.deepcopy(requests))
-    got = fn(copy.deepcopy(requests))
-    assert [tuple(b) for b in got] == want, f"{label}: expected {want[:6]}..., got {list(got)[:6]}..."
+def pipeline_reference(
+    messages: list[dict],
+    store: OutputStore,
+    *,
+    max_chars: int,
+    max_messages: int,
+    snip_to: int,
+    micro_at: int,
+    clear_at_least: int,
+) -> list[dict]:
+    """Budget always; snip to snip_to past max_messages; micro past micro_at if it frees clear_at_least."""
+    messages = tool_result_budget(messages, max_chars=max_chars, store=store)
+    if len(messages) > max_messages:
+        messages = snip_compact(messages, max_messages=snip_to)
+    tokens = estimate_tokens(messages, "tiktoken")
+    if tokens > micro_at:
+        cleared = micro_compact(messages)
+        if tokens - estimate_tokens(cleared, "tiktoken") >= clear_at_least:
+            messages = cleared
+    return messages
 
 
-def check_cache_breaks(cache_breaks: Callable) -> CheckReport:
-    """Exercise: (request index, first changed message) for every request that broke the cache."""
+def _pipeline_case(fn: Callable, name: str, messages: list[dict], settings: tuple) -> None:
+    keys = ("max_chars", "max_messages", "snip_to", "micro_at", "clear_at_least")
+    kwargs = dict(zip(keys, settings, strict=True))
+    where = f"{name}, " + ", ".join(f"{k}={v:,}" for k, v in kwargs.items())
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        given = copy.deepcopy(messages)
+        got = fn(given, OutputStore(Path(a)), **kwargs)
+        want = pipeline_reference(messages, OutputStore(Path(b)), **kwargs)
+        assert given == messages, f"{where}: the input list was changed"
+        assert_same_messages(got, want, where)
+        mine = sorted(p.read_text() for p in Path(a).rglob("*") if p.is_file())
+        theirs = sorted(p.read_text() for p in Path(b).rglob("*") if p.is_file())
+        assert mine == theirs, f"{where}: {len(mine)} outputs on disk, expected {len(theirs)}"
 
-    def every_turn(messages: list[dict]) -> list[dict]:
-        with tempfile.TemporaryDirectory() as root:
-            return run_cheap_layers(messages, store=OutputStore(root), max_messages=20, keep_recent=2)
 
+def check_pipeline(pipeline: Callable) -> CheckReport:
+    """Chapter 06: budget -> snip -> micro on their triggers, like the reference, outputs on disk."""
     cases = []
-    for k, s in enumerate(_sessions()):
-        grown = requests_of(s, list)
-        compacted = requests_of(s, every_turn)
+    for k, s in enumerate(_sessions(), start=1):
+        grown = [s[:n] for n in range(1, len(s) + 1, 10)] + [
+            with_parallel_outputs(s, [BIG, 300, 2_300, 300, 300])
+        ]
         cases.append(
-            (f"session {k + 1}: appending only", lambda g=grown: _compare_breaks(cache_breaks, g, "grown"))
+            (
+                f"session {k}, growing, {len(SETTINGS)} settings",
+                lambda g=grown, k=k: [
+                    _pipeline_case(pipeline, f"session {k}, {len(m)} messages", m, x)
+                    for m in g
+                    for x in SETTINGS
+                ],
+            )
+        )
+    s = with_parallel_outputs(_sessions()[0], [BIG, 300, 2_300, 300, 300])
+    tokens = estimate_tokens(s, "tiktoken")
+    freed = tokens - estimate_tokens(micro_compact(s), "tiktoken")
+    cases += [
+        (
+            "exactly max_messages: no snip",
+            lambda: _pipeline_case(pipeline, "parallel", s, (10**6, len(s), 20, 10**6, 0)),
+        ),
+        (
+            "exactly micro_at: no micro (>, not >=)",
+            lambda: _pipeline_case(pipeline, "parallel", s, (10**6, 500, 20, tokens, 0)),
+        ),
+        (
+            "frees exactly clear_at_least: micro",
+            lambda: _pipeline_case(pipeline, "parallel", s, (10**6, 500, 20, 0, freed)),
+        ),
+        (
+            "one token short of clear_at_least: no micro",
+            lambda: _pipeline_case(pipeline, "parallel", s, (10**6, 500, 20, 0, freed + 1)),
+        ),
+    ]
+    return run_cases("pipeline", cases)
+
+
+# ---------------------------------------------------------------- chapter 06, exercise 1: cache cost
+
+WRITE, READ = 1.25, 0.1  # 5-minute cache writes and cache reads, as multiples of the base input price
+
+
+def cache_cost_reference(requests: list[list[dict]], method: str = "tiktoken") -> float:
+    """Input cost in base-price tokens: the prefix shared with the request before read, the rest written."""
+    total, before = 0.0, []
+    for request in requests:
+        shared = common_prefix(before, request)
+        tokens = [message_tokens(m, method) for m in request]
+        total += READ * sum(tokens[:shared]) + WRITE * sum(tokens[shared:])
+        before = request
+    return total
+
+
+def _cost(fn: Callable, requests: list[list[dict]], what: str) -> None:
+    got, want = fn(copy.deepcopy(requests)), cache_cost_reference(requests)
+    assert isinstance(got, (int, float)) and abs(got - want) < 1e-6, (
+        f"{what}: expected {want:,.1f}, got {got!r}"
+    )
+
+
+def check_cache_cost(cache_cost: Callable) -> CheckReport:
+    """Exercise 1: what a session's input costs with a prompt cache, in base-price tokens."""
+    cases = []
+    for k, s in enumerate(_sessions(), start=1):
+        grown = requests_of(s, list)
+        every = requests_of(s, micro_compact)
+        cases.append(
+            (
+                f"session {k}: appending only",
+                lambda r=grown, k=k: _cost(cache_cost, r, f"session {k}, appending"),
+            )
         )
         cases.append(
             (
-                f"session {k + 1}: compacting every turn",
-                lambda c=compacted: _compare_breaks(cache_breaks, c, "compacted"),
+                f"session {k}: micro on every call",
+                lambda r=every, k=k: _cost(cache_cost, r, f"session {k}, micro"),
             )
         )
-    task = [user("task")]
+    task = [user("Fix the failing test.")]
     cases += [
-        ("no requests, no breaks", lambda: _compare_breaks(cache_breaks, [], "empty")),
-        ("the same request twice", lambda: _compare_breaks(cache_breaks, [task, task], "same")),
-        (
-            "a summary replaces everything",
-            lambda: _compare_breaks(
-                cache_breaks, [[*task, assistant("a"), user("b")], [user("summary")]], "summary"
-            ),
-        ),
+        ("no requests cost nothing", lambda: _cost(cache_cost, [], "no requests")),
+        ("the first request is all written", lambda: _cost(cache_cost, [task], "one request")),
+        ("the same request twice is read", lambda: _cost(cache_cost, [task, task], "twice")),
     ]
-    return run_cases("cache_breaks", cases)
+    return run_cases("cache_cost", cases)
 
 
-# ---------------------------------------------------------------- chapter 05, exercise 2
+# ---------------------------------------------------------------- chapter 06, exercise 2: orders
 
-GRID = [(2_000, 20, 2), (10_000, 50, 3), (200_000, 12, 0)]  # (max_chars, max_messages, keep_recent)
-
-
-def _run_with_store(fn: Callable, messages: list[dict], **kwargs) -> tuple[list[dict], str]:
-    with tempfile.TemporaryDirectory() as root:
-        out = fn(copy.deepcopy(messages), store=OutputStore(root), **kwargs)
-        on_disk = "".join(p.read_text() for p in sorted(Path(root).rglob("*")) if p.is_file())
-    return out, on_disk
+ORDER_SETTINGS = {"max_chars": 10_000, "max_messages": 200, "keep_recent": 3}
+LARGE = 2_000 + MARKER_OVERHEAD  # a result longer than this is one the budget would persist
 
 
-def _compare_prepare(fn: Callable, messages: list[dict]) -> None:
-    for max_chars, max_messages, keep_recent in GRID:
-        kwargs = {"max_chars": max_chars, "max_messages": max_messages, "keep_recent": keep_recent}
-        got, _ = _run_with_store(fn, messages, **kwargs)
-        want, _ = _run_with_store(run_cheap_layers, messages, **kwargs)
-        assert got == want, f"{len(messages)} messages, {kwargs}: the output differs from the package's"
+def losing_orders_reference(messages: list[dict]) -> list[tuple[str, ...]]:
+    """The orders of budget, snip and micro after which a large result of the newest message is nowhere whole.
+
+    Large: longer than a marker (``LARGE`` characters), so budget would have kept it on disk; micro
+    clearing a small result is by design (it can be run again, and the transcript keeps it).
+    """
+    newest = [text_of(b["content"]) for b in messages[-1]["content"] if b.get("type") == "tool_result"]
+    newest = [r for r in newest if len(r) > LARGE]
+    losing = []
+    for order in itertools.permutations(("budget", "snip", "micro")):
+        with tempfile.TemporaryDirectory() as root:
+            out, store = list(messages), OutputStore(Path(root))
+            for layer in order:
+                if layer == "budget":
+                    out = tool_result_budget(out, max_chars=ORDER_SETTINGS["max_chars"], store=store)
+                elif layer == "snip":
+                    out = snip_compact(out, max_messages=ORDER_SETTINGS["max_messages"])
+                else:
+                    out = micro_compact(out, keep_recent=ORDER_SETTINGS["keep_recent"])
+            kept = {
+                text_of(b["content"])
+                for m in out
+                if isinstance(m["content"], list)
+                for b in m["content"]
+                if b.get("type") == "tool_result"
+            }
+            on_disk = {p.read_text() for p in Path(root).rglob("*") if p.is_file()}
+        if any(r not in kept and r not in on_disk for r in newest):
+            losing.append(order)
+    return losing
 
 
-def check_cheap_layers(prepare: Callable) -> CheckReport:
-    """Exercise: budget -> snip -> micro, identical to ``run_cheap_layers`` on every course session."""
-    cases = []
-    for k, s in enumerate(_sessions()):
-        cases.append((f"session {k + 1}, {len(GRID)} settings", lambda s=s: _compare_prepare(prepare, s)))
-        big = with_parallel_outputs(s, [BIG, 300, 300, 300, 300])
-        cases.append(
-            (f"session {k + 1} ending in parallel outputs", lambda b=big: _compare_prepare(prepare, b))
-        )
+def _orders(fn: Callable, messages: list[dict], what: str) -> None:
+    got, want = fn(copy.deepcopy(messages)), losing_orders_reference(messages)
+    got = sorted(tuple(o) for o in got) if isinstance(got, (list, tuple, set)) else got
+    assert got == sorted(want), f"{what}: expected {sorted(want)}, got {got!r}"
 
-    def large_output_on_disk() -> None:
-        messages = with_parallel_outputs(_sessions()[-1], [BIG, 300, 300, 300, 300])
-        out, on_disk = _run_with_store(prepare, messages, max_chars=10_000, keep_recent=3)
-        large = "<0>" + "y" * BIG
-        assert large not in str(out), "the large output should have left the context"
-        assert large in on_disk, "the large output left the context but is nowhere on disk: check the order"
 
-    cases.append(("a large output is on disk before it leaves", large_output_on_disk))
-    return run_cases("cheap layers in order", cases)
+def check_losing_orders(losing_orders: Callable) -> CheckReport:
+    """Exercise 2: which of the six orders lose a result of the newest message for good."""
+    s = _sessions()[0]
+    return run_cases(
+        "losing_orders",
+        [
+            (
+                "one large output among five",
+                lambda: _orders(
+                    losing_orders, with_parallel_outputs(s, [BIG, 300, 2_300, 300, 300]), "one large"
+                ),
+            ),
+            (
+                "the large output last",
+                lambda: _orders(
+                    losing_orders, with_parallel_outputs(s, [300, 2_300, 300, 300, BIG]), "large last"
+                ),
+            ),
+            (
+                "only small outputs: no order loses",
+                lambda: _orders(losing_orders, with_parallel_outputs(s, [300, 300]), "small"),
+            ),
+            (
+                "two large outputs",
+                lambda: _orders(losing_orders, with_parallel_outputs(s, [BIG, BIG, 300, 300]), "two large"),
+            ),
+        ],
+    )
 
 
 # ---------------------------------------------------------------- chapter 08, exercise 1

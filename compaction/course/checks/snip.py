@@ -1,10 +1,13 @@
-"""Checks for chapter 03 (snip): pair-safe cut points, and where snip cuts a long conversation.
+"""Checks for chapter 04 (snip): the chapter's snip, snip by tokens, and a snip that keeps the request.
 
-Both exercises are differential: the learner's function must give the package's answer on the
-course sessions (and on a long session with parallel tool calls and user text after results),
-for a grid of sizes. A known-wrong answer, such as cutting at a fixed index, splits a tool pair
-on these sessions and fails. Deliberately left out: the placeholder's wording and repeated snips,
-which the chapter shows with the package's ``snip_compact``.
+``check_snip`` runs the chapter's function: differential against the package's ``snip_compact`` on
+lists snipped for the first time whose only user words are the task (there the package quotes
+nothing, so the two lists must be equal), for a grid of ``max_messages`` and ``keep_head``, on the
+course's sessions and on a long session of parallel calls. Every output must pass the strict form and
+hold at most ``max_messages`` messages. The boundaries: a list of exactly ``max_messages`` messages,
+one more, ``keep_head`` 0, and a single message. ``check_snip_to_tokens`` and
+``check_snip_keeping_request`` compare with references here and in the package. Deliberately left
+out: repeated snips, whose counts the package folds into one placeholder.
 """
 
 from __future__ import annotations
@@ -12,21 +15,27 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import assistant, has_tool_use, text, tool_result, tool_use, user
-from compaction.snip import snip_cuts
+from compaction.messages import (
+    InvalidConversation,
+    assistant,
+    blocks,
+    text,
+    tool_result,
+    tool_use,
+    user,
+    validate,
+)
+from compaction.placeholders import snip_placeholder
+from compaction.snip import snip_compact, user_words
+from compaction.tokens import estimate_tokens
 
-GRID = [(max_messages, keep_head) for max_messages in (6, 9, 12, 20) for keep_head in (0, 1, 2, 3, 4)]
-
-
-def safe_cut_points_reference(messages: list[dict]) -> list[int]:
-    """Every c in 1..len-1 where messages[:c] and messages[c:] part no tool_use from its result."""
-    return [c for c in range(1, len(messages)) if not has_tool_use(messages[c - 1])]
+GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]
 
 
 def parallel_session(turns: int = 14) -> list[dict]:
-    """A long session: two or three parallel calls a turn, sometimes user text after the results."""
+    """A long session: two or three parallel calls a turn, the task as the only user words."""
     out, k = [user("Rename `load` to `read_config` everywhere and keep the tests green.")], 0
     for t in range(turns):
         n = 2 + t % 2
@@ -35,65 +44,143 @@ def parallel_session(turns: int = 14) -> list[dict]:
         out.append(
             assistant(f"Step {t}.", *(tool_use(i, "read_file", {"path": f"src/m{i[-3:]}.py"}) for i in ids))
         )
-        extra = [text("Also update the README.")] if t % 4 == 3 else []
-        out.append(
-            user(*(tool_result(i, f"def load():\n    return {j}\n" * 20) for j, i in enumerate(ids)), *extra)
-        )
+        out.append(user(*(tool_result(i, f"def load():\n    return {j}\n" * 20) for j, i in enumerate(ids))))
     out.append(assistant("All renamed."))
     return out
 
 
-def _sessions() -> list[list[dict]]:
-    return [*course_sessions(), parallel_session()]
+def with_requests(session: list[dict]) -> list[dict]:
+    """The session with user words added after some results: a request in the middle, another late."""
+    out = copy.deepcopy(session)
+    results = [i for i, m in enumerate(out) if m["role"] == "user" and isinstance(m["content"], list)]
+    for i, words in zip(
+        results[len(results) // 3 :: max(1, len(results) // 3)][:2],
+        ["Also keep the command-line output format unchanged.", "And add a test for the empty file."],
+        strict=False,
+    ):
+        out[i]["content"].append(text(words))
+    return out
 
 
-def _compare(fn: Callable, reference: Callable, messages: list[dict], **kwargs) -> None:
-    before = copy.deepcopy(messages)
-    got = fn(copy.deepcopy(messages), **kwargs)
-    want = reference(before, **kwargs)
-    shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
-    assert list(got) == list(want), (
-        f"{len(messages)} messages{', ' + shown if shown else ''}: expected {want}, got {got}"
-    )
+def _sessions() -> list[tuple[str, list[dict]]]:
+    named = [(f"course session {k}", s) for k, s in enumerate(course_sessions(), start=1)]
+    return [*named, ("parallel calls", parallel_session())]
 
 
-def check_safe_cut_points(safe_cut_points: Callable) -> CheckReport:
-    """Exercise 1: every index where a list can be cut without parting a tool pair."""
-    ref = safe_cut_points_reference
-    cases = [
-        (f"session {k + 1} ({len(s)} messages)", lambda s=s: _compare(safe_cut_points, ref, s))
-        for k, s in enumerate(_sessions())
-    ]
-    cases.append(("a single message has no cut", lambda: _compare(safe_cut_points, ref, [user("hi")])))
-    cases.append(
+def _valid(messages: list[dict], where: str) -> None:
+    try:
+        validate(messages)
+    except InvalidConversation as exc:
+        raise AssertionError(f"{where}: the result breaks {exc.rule!r} at message {exc.index}") from None
+
+
+def _same(fn: Callable, reference: Callable, name: str, messages: list[dict], **kwargs) -> None:
+    given = copy.deepcopy(messages)
+    got = fn(given, **kwargs)
+    where = f"{name}, {', '.join(f'{k}={v}' for k, v in kwargs.items())}"
+    assert given == messages, f"{where}: the input list was changed; build a new list instead"
+    if "max_messages" in kwargs and isinstance(got, list) and len(got) > kwargs["max_messages"]:
+        raise AssertionError(f"{where}: {len(got)} messages kept, more than max_messages")
+    if isinstance(got, list) and got:
+        _valid(got, where)
+    assert_same_messages(got, reference(messages, **kwargs), where)
+
+
+def _grid(fn: Callable, reference: Callable, name: str, session: list[dict]) -> None:
+    for m, h in GRID:
+        _same(fn, reference, name, session, max_messages=m, keep_head=h)
+
+
+def check_snip(snip: Callable) -> CheckReport:
+    """Chapter 04: head and tail kept, one placeholder, pair-safe, at most max_messages; like the package."""
+    ref = snip_compact
+    cases = [(f"{n}, {len(GRID)} sizes", lambda n=n, s=s: _grid(snip, ref, n, s)) for n, s in _sessions()]
+    s = parallel_session()
+    cases += [
         (
-            "after a tool_use is never safe",
-            lambda: _compare(
-                safe_cut_points,
-                ref,
-                [
-                    user("go"),
-                    assistant(tool_use("t1", "bash", {"command": "ls"})),
-                    user(tool_result("t1", "a")),
-                ],
-            ),
-        )
-    )
-    return run_cases("safe_cut_points", cases)
+            "exactly max_messages: unchanged",
+            lambda: _same(snip, ref, "parallel", s, max_messages=len(s), keep_head=3),
+        ),
+        (
+            "one more than max_messages: snipped",
+            lambda: _same(snip, ref, "parallel", s, max_messages=len(s) - 1, keep_head=3),
+        ),
+        ("a single message", lambda: _same(snip, ref, "single", [user("hi")], max_messages=5, keep_head=0)),
+    ]
+    return run_cases("snip", cases)
 
 
-def check_snip_cuts(cuts: Callable) -> CheckReport:
-    """Exercise 2: (head_end, tail_start) identical to the package's snip_cuts on every session."""
+# ---------------------------------------------------------------- exercise 1: by tokens
+
+
+def snip_to_tokens_reference(
+    messages: list[dict], max_tokens: int, keep_head: int = 3, method: str = "tiktoken"
+) -> list[dict]:
+    """Head as in snip; the longest tail from an assistant message that fits; always the newest turn."""
+    n = len(messages)
+    if estimate_tokens(messages, method) <= max_tokens:
+        return list(messages)
+    head = max(1, keep_head)
+    while head < n and messages[head - 1]["role"] != "user":
+        head += 1
+    starts = [i for i in range(head, n) if messages[i]["role"] == "assistant"]
+    if not starts:
+        return list(messages)
+    used, tail = estimate_tokens(messages[:head], method), starts[-1]
+    for i in reversed(starts):
+        if used + estimate_tokens(messages[i:], method) > max_tokens:
+            break
+        tail = i
+    if tail <= head:
+        return list(messages)
+    last = messages[head - 1]
+    note = text(snip_placeholder(tail - head))
+    return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
+
+
+def _tokens(fn: Callable, name: str, messages: list[dict], max_tokens: int, keep_head: int = 3) -> None:
+    _same(fn, snip_to_tokens_reference, name, messages, max_tokens=max_tokens, keep_head=keep_head)
+
+
+def check_snip_to_tokens(snip_to_tokens: Callable) -> CheckReport:
+    """Exercise 1: snip to a token budget instead of a message count."""
     cases = []
-    for k, s in enumerate(_sessions()):
+    for name, s in _sessions():
+        total = estimate_tokens(s, "tiktoken")
+        budgets = sorted({total // 5, total // 3, total // 2, total - 1})
         cases.append(
             (
-                f"session {k + 1}, {len(GRID)} sizes",
-                lambda s=s: [_compare(cuts, snip_cuts, s, max_messages=m, keep_head=h) for m, h in GRID],
+                f"{name} ({total:,} tokens), {len(budgets)} budgets",
+                lambda n=name, s=s, b=budgets: [_tokens(snip_to_tokens, n, s, x) for x in b],
             )
         )
-    short = parallel_session(2)
-    cases.append(
-        ("a short list is not cut", lambda: _compare(cuts, snip_cuts, short, max_messages=50, keep_head=3))
-    )
-    return run_cases("snip_cuts", cases)
+    s = parallel_session()
+    total = estimate_tokens(s, "tiktoken")
+    cases += [
+        ("exactly at the budget: unchanged", lambda: _tokens(snip_to_tokens, "parallel", s, total)),
+        ("a tiny budget keeps the newest turn", lambda: _tokens(snip_to_tokens, "parallel", s, 10)),
+        ("keep_head=0 keeps the task", lambda: _tokens(snip_to_tokens, "parallel", s, total // 3, 0)),
+    ]
+    return run_cases("snip_to_tokens", cases)
+
+
+# ---------------------------------------------------------------- exercise 2: the current request
+
+
+def check_snip_keeping_request(snip_keeping_request: Callable) -> CheckReport:
+    """Exercise 2: a dropped user request is quoted in the placeholder, like the package's snip_compact."""
+    ref = snip_compact
+    cases = []
+    for name, s in _sessions():
+        asked = with_requests(s)
+        words = [i for i, m in enumerate(asked) if i and user_words(m)]
+        cases.append(
+            (
+                f"{name} with requests at {words}",
+                lambda n=name, a=asked: _grid(snip_keeping_request, ref, n, a),
+            )
+        )
+        cases.append(
+            (f"{name}, nothing to quote", lambda n=name, s=s: _grid(snip_keeping_request, ref, n, s))
+        )
+    return run_cases("snip_keeping_request", cases)

@@ -1,0 +1,143 @@
+"""Checks for chapter 02 (tokens): the usage-anchored count, the API's total, a trigger with a margin.
+
+``check_anchored_count`` runs the chapter's function: the API's count of the last request plus an
+estimate of what was appended, or a full estimate when the list no longer starts with that request.
+It is differential, against the package's ``TokenCounter`` after ``observe``. The exercises:
+``usage_total`` must equal ``usage_input_tokens`` on the SDK's own ``Usage`` objects and on dicts, with
+cache fields present, absent and ``None``; ``limit_for`` is checked by its defining property (the
+largest estimate that still fits when the estimate is low by ``underestimate_pct``), so any correct
+way of computing it passes. Deliberately left out: images and documents, counted by a flat guess.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from anthropic.types import Usage
+
+from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks.messages import course_sessions, handmade_session
+from compaction.messages import is_tool_result_message
+from compaction.tokens import TokenCounter, usage_input_tokens
+
+
+def anchored_count_reference(messages: list, sent: list, sent_tokens: int, method: str = "chars") -> int:
+    """The package's answer: what TokenCounter counts after observing ``sent`` with ``sent_tokens``."""
+    counter = TokenCounter(method)
+    counter.observe(sent, {"input_tokens": sent_tokens})
+    return counter.count(messages)
+
+
+def limit_for_reference(window: int, max_output: int, underestimate_pct: int) -> int:
+    """The largest estimate e with e * (100 + pct) <= (window - max_output) * 100 (0 if no room)."""
+    return max(0, (window - max_output) * 100 // (100 + underestimate_pct))
+
+
+def _anchored(fn: Callable, messages: list, sent: list, tokens: int, method: str, what: str) -> None:
+    want = anchored_count_reference(messages, sent, tokens, method)
+    got = fn(copy.deepcopy(messages), copy.deepcopy(sent), tokens, method)
+    assert got == want, (
+        f"{what} ({len(sent)} messages sent, API counted {tokens:,}; {len(messages)} now, "
+        f"method={method!r}): expected {want:,}, got {got!r}"
+    )
+
+
+def check_anchored_count(anchored_count: Callable) -> CheckReport:
+    """Chapter 02: the API's count of the last request plus an estimate of the rest, or a full estimate."""
+    cases = []
+    for k, s in enumerate(course_sessions(), start=1):
+        half = len(s) // 2
+        first = next(i for i, m in enumerate(s) if is_tool_result_message(m))
+        changed = copy.deepcopy(s)
+        changed[first]["content"][0]["content"] = "[cleared]"
+        for method in ("chars", "tiktoken"):
+            cases.append(
+                (
+                    f"session {k}, {method}: two messages appended",
+                    lambda s=s, h=half, m=method: _anchored(
+                        anchored_count, s[: h + 2], s[:h], 1234, m, "appended"
+                    ),
+                )
+            )
+        cases += [
+            (
+                f"session {k}: nothing appended is the API's figure",
+                lambda s=s: _anchored(anchored_count, s, s, 999, "chars", "same list"),
+            ),
+            (
+                f"session {k}: a rewritten message drops the anchor",
+                lambda s=s, c=changed, h=half: _anchored(anchored_count, c, s[:h], 500, "chars", "rewritten"),
+            ),
+            (
+                f"session {k}: a shorter list drops the anchor",
+                lambda s=s, h=half: _anchored(anchored_count, s[:h], s, 500, "chars", "shorter"),
+            ),
+        ]
+    cases.append(
+        (
+            "nothing sent yet: a full estimate",
+            lambda: _anchored(anchored_count, handmade_session(), [], 0, "chars", "no anchor"),
+        )
+    )
+    return run_cases("anchored_count", cases)
+
+
+USAGES = [
+    ("no cache fields", {"input_tokens": 1200, "output_tokens": 50}),
+    ("cache fields None", {"input_tokens": 1200, "cache_read_input_tokens": None, "output_tokens": 5}),
+    ("a cache write", {"input_tokens": 40, "cache_creation_input_tokens": 3000, "output_tokens": 5}),
+    (
+        "a cache read and a write",
+        {"input_tokens": 12, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 700},
+    ),
+]
+
+
+def _usage(fn: Callable, usage: object, what: str) -> None:
+    want = usage_input_tokens(usage)
+    got = fn(usage)
+    assert got == want, f"{what}: expected {want:,} (input + cache writes + cache reads), got {got!r}"
+
+
+def check_usage_total(usage_total: Callable) -> CheckReport:
+    """Exercise 1: all input tokens of a response's usage, for the SDK's Usage objects and for dicts."""
+    cases = []
+    for name, fields in USAGES:
+        sdk = Usage(**{"output_tokens": 0, **fields})
+        cases.append((f"SDK Usage, {name}", lambda u=sdk, n=name: _usage(usage_total, u, n)))
+        cases.append((f"dict, {name}", lambda u=dict(fields), n=name: _usage(usage_total, u, n)))
+    return run_cases("usage_total", cases)
+
+
+def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
+    got = fn(window, max_output, pct)
+    room = window - max_output
+    where = f"window={window:,}, max_output={max_output:,}, underestimate_pct={pct}"
+    assert isinstance(got, int), f"{where}: return an int, got {type(got).__name__} {got!r}"
+    if room <= 0:
+        assert got == 0, f"{where}: no room at all, expected 0, got {got:,}"
+        return
+    assert got * (100 + pct) <= room * 100, (
+        f"{where}: an estimate of {got:,} can really be {got * (100 + pct) / 100:,.2f} tokens, "
+        f"more than the {room:,} that fit"
+    )
+    assert (got + 1) * (100 + pct) > room * 100, (
+        f"{where}: {got + 1:,} still fits ({(got + 1) * (100 + pct) / 100:,.2f} <= {room:,}); "
+        "return the largest estimate that fits"
+    )
+
+
+def check_limit_for(limit_for: Callable) -> CheckReport:
+    """Exercise 2: the largest local estimate at which a request surely fits the window."""
+    grid = [(200_000, 20_000, 20), (8_000, 1_000, 15), (8_000, 1_000, 0), (7_000, 1_400, 40)]
+    cases = [
+        (f"window {w:,}, output {o:,}, low by {p}%", lambda w=w, o=o, p=p: _limit(limit_for, w, o, p))
+        for w, o, p in grid
+    ]
+    cases += [
+        ("an exact fit is allowed (<=, not <)", lambda: _limit(limit_for, 1_100, 0, 10)),
+        ("no room left: 0", lambda: _limit(limit_for, 4_000, 4_000, 10)),
+        ("more output than window: 0", lambda: _limit(limit_for, 4_000, 5_000, 10)),
+    ]
+    return run_cases("limit_for", cases)

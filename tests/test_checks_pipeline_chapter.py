@@ -1,0 +1,200 @@
+"""Chapter 06's checks: right answers written differently pass; stubs and known-wrong answers fail."""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from compaction.budget import tool_result_budget
+from compaction.course.checks import pipeline as checks
+from compaction.messages import text_of
+from compaction.micro import micro_compact
+from compaction.pipeline import Compactor
+from compaction.prompt_cache import common_prefix
+from compaction.snip import snip_compact
+from compaction.store import OutputStore
+from compaction.tokens import estimate_tokens, message_tokens
+from compaction.triggers import summary_threshold
+from tests.check_cases import check_tests
+
+# ---------------------------------------------------------------- right answers, written differently
+
+
+def pipeline_by_steps(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+    """The same triggers, each pass as a (test, layer) pair."""
+    out = tool_result_budget(messages, max_chars=max_chars, store=store)
+    out = snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+    before = estimate_tokens(out, "tiktoken")
+    candidate = micro_compact(out) if before > micro_at else out
+    return candidate if before - estimate_tokens(candidate, "tiktoken") >= clear_at_least else out
+
+
+def cache_cost_by_prefix(requests):
+    total, before = 0.0, []
+    for request in requests:
+        k = common_prefix(before, request)
+        costs = [message_tokens(m, "tiktoken") for m in request]
+        total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
+        before = request
+    return total
+
+
+def losing_orders_by_names(messages):
+    big = [
+        text_of(b["content"]) for b in messages[-1]["content"] if len(text_of(b["content"])) > checks.LARGE
+    ]
+    found = []
+    for order in itertools.permutations(("budget", "snip", "micro")):
+        with tempfile.TemporaryDirectory() as root:
+            store, out = OutputStore(Path(root)), messages
+            for layer in order:
+                out = {
+                    "budget": lambda m, s=store: tool_result_budget(m, max_chars=10_000, store=s),
+                    "snip": lambda m: snip_compact(m, max_messages=200),
+                    "micro": lambda m: micro_compact(m, keep_recent=3),
+                }[layer](out)
+            text = str(out)
+            disk = "".join(p.read_text() for p in Path(root).rglob("*") if p.is_file())
+            if any(r not in disk and repr(r)[1:-1] not in text for r in big):
+                found.append(order)
+    return found
+
+
+# ---------------------------------------------------------------- known-wrong answers
+
+
+def micro_first(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+    out = micro_compact(messages) if estimate_tokens(messages, "tiktoken") > micro_at else messages
+    out = tool_result_budget(out, max_chars=max_chars, store=store)
+    return snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+
+
+def micro_at_inclusive(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+    return checks.pipeline_reference(
+        messages,
+        store,
+        max_chars=max_chars,
+        max_messages=max_messages,
+        snip_to=snip_to,
+        micro_at=micro_at - 1,
+        clear_at_least=clear_at_least,
+    )
+
+
+def batch_strict(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+    return checks.pipeline_reference(
+        messages,
+        store,
+        max_chars=max_chars,
+        max_messages=max_messages,
+        snip_to=snip_to,
+        micro_at=micro_at,
+        clear_at_least=clear_at_least + 1,
+    )
+
+
+def snip_to_max_messages(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+    return checks.pipeline_reference(
+        messages,
+        store,
+        max_chars=max_chars,
+        max_messages=max_messages,
+        snip_to=max_messages,
+        micro_at=micro_at,
+        clear_at_least=clear_at_least,
+    )
+
+
+def cost_without_cache(requests):
+    return sum(message_tokens(m, "tiktoken") for r in requests for m in r)
+
+
+def cost_appends_as_writes_only(requests):
+    """Reads nothing: every request written whole."""
+    return 1.25 * cost_without_cache(requests)
+
+
+def cost_prefix_off_by_one(requests):
+    total, before = 0.0, []
+    for request in requests:
+        k = max(0, common_prefix(before, request) - 1)
+        costs = [message_tokens(m, "tiktoken") for m in request]
+        total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
+        before = request
+    return total
+
+
+def every_order_with_micro_loses(messages):
+    return [
+        o for o in itertools.permutations(("budget", "snip", "micro")) if o.index("micro") < o.index("budget")
+    ]
+
+
+def only_micro_first_loses(messages):
+    return [o for o in checks.losing_orders_reference(messages) if o[0] == "micro"]
+
+
+CASES = [
+    (
+        checks.check_pipeline,
+        checks.pipeline_reference,
+        [micro_first, micro_at_inclusive, batch_strict, snip_to_max_messages],
+    ),
+    (
+        checks.check_cache_cost,
+        checks.cache_cost_reference,
+        [cost_without_cache, cost_appends_as_writes_only, cost_prefix_off_by_one],
+    ),
+    (
+        checks.check_losing_orders,
+        checks.losing_orders_reference,
+        [every_order_with_micro_loses, only_micro_first_loses],
+    ),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [
+        (checks.check_pipeline, pipeline_by_steps),
+        (checks.check_cache_cost, cache_cost_by_prefix),
+        (checks.check_losing_orders, losing_orders_by_names),
+    ],
+    ids=["pipeline_by_steps", "cache_cost_by_prefix", "losing_orders_by_names"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
+    report = check(answer)
+    assert report.passed, str(report)
+
+
+def test_the_reference_is_the_compactor_without_summary(tmp_path):
+    window = 8_000
+    for session in [
+        checks._sessions()[0],
+        checks.with_parallel_outputs(checks._sessions()[0], [checks.BIG, 300]),
+    ]:
+        for n in range(5, len(session) + 1, 12):
+            store = OutputStore(tmp_path / "store", base=tmp_path)
+            compactor = Compactor(
+                store=store,
+                context_window=window,
+                max_chars=8_000,
+                max_messages=40,
+                snip_to=24,
+                summarize=False,
+            )
+            want = compactor.prepare(session[:n])
+            got = checks.pipeline_reference(
+                session[:n],
+                store,
+                max_chars=8_000,
+                max_messages=40,
+                snip_to=24,
+                micro_at=summary_threshold(window) // 2,
+                clear_at_least=window // 40,
+            )
+            assert got == want

@@ -1,0 +1,137 @@
+"""Chapter 02's checks: right answers written differently pass; stubs and known-wrong answers fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from compaction.course.checks import tokens as checks
+from compaction.tokens import estimate_tokens, message_tokens, usage_input_tokens
+from tests.check_cases import check_tests
+
+# ---------------------------------------------------------------- right answers, written differently
+
+
+def anchored_count(messages, sent, sent_tokens, method="chars"):
+    """The chapter's version."""
+    if sent and len(messages) >= len(sent) and messages[: len(sent)] == sent:
+        return sent_tokens + estimate_tokens(messages[len(sent) :], method)
+    return estimate_tokens(messages, method)
+
+
+def anchored_by_zip(messages, sent, sent_tokens, method="chars"):
+    holds = (
+        bool(sent)
+        and len(messages) >= len(sent)
+        and all(a == b for a, b in zip(messages, sent, strict=False))
+    )
+    rest = messages[len(sent) :] if holds else messages
+    return (sent_tokens if holds else 0) + sum(message_tokens(m, method) for m in rest)
+
+
+def usage_by_try(usage):
+    total = 0
+    for name in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        try:
+            value = usage[name] if isinstance(usage, dict) else getattr(usage, name)
+        except (KeyError, AttributeError):
+            value = None
+        total += value or 0
+    return total
+
+
+def limit_by_search(window, max_output, underestimate_pct):
+    room, e = window - max_output, 0
+    if room <= 0:
+        return 0
+    step = 1 << 20
+    while step:  # the largest e with e * (100 + pct) <= room * 100, by binary steps
+        if (e + step) * (100 + underestimate_pct) <= room * 100:
+            e += step
+        step >>= 1
+    return e
+
+
+# ---------------------------------------------------------------- known-wrong answers
+
+
+def anchored_without_prefix_check(messages, sent, sent_tokens, method="chars"):
+    return sent_tokens + estimate_tokens(messages[len(sent) :], method)
+
+
+def anchored_counting_everything_again(messages, sent, sent_tokens, method="chars"):
+    return sent_tokens + estimate_tokens(messages, method) if sent else estimate_tokens(messages, method)
+
+
+def anchored_only_by_length(messages, sent, sent_tokens, method="chars"):
+    if sent and len(messages) >= len(sent):
+        return sent_tokens + estimate_tokens(messages[len(sent) :], method)
+    return estimate_tokens(messages, method)
+
+
+def usage_input_only(usage):
+    return usage["input_tokens"] if isinstance(usage, dict) else usage.input_tokens
+
+
+def usage_dicts_only(usage):
+    return sum(
+        usage.get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
+
+
+def usage_crashes_on_none(usage):
+    get = usage.get if isinstance(usage, dict) else lambda k, d=0: getattr(usage, k, d)
+    return get("input_tokens", 0) + get("cache_read_input_tokens", 0) + get("cache_creation_input_tokens", 0)
+
+
+def limit_with_floats(window, max_output, underestimate_pct):
+    return max(0, int((window - max_output) / (1 + underestimate_pct / 100)))
+
+
+def limit_strict(window, max_output, underestimate_pct):
+    """Uses < where the target says <=: one too small at an exact fit."""
+    room = window - max_output
+    return max(0, (room * 100 - 1) // (100 + underestimate_pct)) if room > 0 else 0
+
+
+def limit_without_margin(window, max_output, underestimate_pct):
+    return max(0, window - max_output)
+
+
+CASES = [
+    (
+        checks.check_anchored_count,
+        checks.anchored_count_reference,
+        [anchored_without_prefix_check, anchored_counting_everything_again, anchored_only_by_length],
+    ),
+    (
+        checks.check_usage_total,
+        usage_input_tokens,
+        [usage_input_only, usage_dicts_only, usage_crashes_on_none],
+    ),
+    (
+        checks.check_limit_for,
+        checks.limit_for_reference,
+        [limit_with_floats, limit_strict, limit_without_margin],
+    ),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
+
+
+@pytest.mark.parametrize(
+    ("check", "answer"),
+    [
+        (checks.check_anchored_count, anchored_count),
+        (checks.check_anchored_count, anchored_by_zip),
+        (checks.check_usage_total, usage_by_try),
+        (checks.check_limit_for, limit_by_search),
+    ],
+    ids=["anchored_count", "anchored_by_zip", "usage_by_try", "limit_by_search"],
+)
+def test_a_right_answer_written_differently_passes(check, answer):
+    report = check(answer)
+    assert report.passed, str(report)
+
+
+def test_the_float_answer_fails_at_the_exact_fit_and_the_row_says_why():
+    (row,) = [r for r in checks.check_limit_for(limit_with_floats).failures if "exact fit" in r.name]
+    assert "1,000 still fits (1,100.00 <= 1,100)" in row.detail
