@@ -273,6 +273,11 @@ def test_a_naive_tail_is_rejected_for_its_orphan_result_by_name():
     assert any("tool_result" in r.detail for r in report.failures)
 
 
+def test_a_strict_comparison_is_named_as_the_boundary_case():
+    report = checks.check_tail_within(within_strict)
+    assert any("boundary case" in r.detail and "<=" in r.detail for r in report.failures)
+
+
 def test_right_answers_written_differently_pass():
     assert checks.check_is_prompt_too_long(too_long_by_message_field).passed
     assert checks.check_reactive_layer(reactive_written_differently).passed

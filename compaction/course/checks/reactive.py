@@ -284,6 +284,12 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
                     raise AssertionError(
                         f"max_tokens={budget} on a {len(messages)}-message list: your tail is {size:,} tokens"
                     )
+                if want and len(got) < len(want) and estimate_tokens(want, "tiktoken") == budget:
+                    raise AssertionError(
+                        f"max_tokens={budget} on a {len(messages)}-message list: the boundary case, a tail "
+                        f"of exactly {budget:,} tokens fits (at most, <=) and has {len(want)} messages; "
+                        f"got {len(got)}"
+                    )
                 raise AssertionError(
                     f"max_tokens={budget} on a {len(messages)}-message list: got {len(got)} messages, the "
                     f"longest pair-safe tail within it has {len(want)}"
