@@ -70,6 +70,54 @@ class CountsAllFailures(Breaker):
         self.failures += 0 if success else 1
 
 
+def reserve_by_rank(output_tokens, allowed_over=0):
+    """Right, another way: the answer at rank allowed_over from the largest, or 0 past the end."""
+    if allowed_over < 0 or not output_tokens:
+        raise ValueError("no answers, or a negative allowed_over")
+    ranked = sorted(output_tokens, reverse=True)
+    return ranked[allowed_over] if allowed_over < len(ranked) else 0
+
+
+def reserve_strict(output_tokens, allowed_over=0):
+    """Wrong: counts an answer of exactly the reserve as over (>= instead of >)."""
+    if allowed_over < 0 or not output_tokens:
+        raise ValueError("no answers, or a negative allowed_over")
+    for r in sorted({0, *output_tokens}):
+        if sum(1 for n in output_tokens if n >= r) <= allowed_over:
+            return r
+    return max(output_tokens) + 1
+
+
+def reserve_largest(output_tokens, allowed_over=0):
+    """Wrong: ignores allowed_over."""
+    if allowed_over < 0 or not output_tokens:
+        raise ValueError("no answers, or a negative allowed_over")
+    return max(output_tokens)
+
+
+def reserve_one_rank_off(output_tokens, allowed_over=0):
+    """Wrong: one rank too far (allowed_over + 1 answers end up over)."""
+    if allowed_over < 0 or not output_tokens:
+        raise ValueError("no answers, or a negative allowed_over")
+    ranked = sorted(output_tokens, reverse=True)
+    return ranked[allowed_over + 1] if allowed_over + 1 < len(ranked) else 0
+
+
+def reserve_sorts_in_place(output_tokens, allowed_over=0):
+    """Wrong: right figure, but the caller's list is sorted."""
+    output_tokens.sort(reverse=True)
+    return reserve_by_rank(output_tokens, allowed_over)
+
+
+def reserve_no_errors(output_tokens, allowed_over=0):
+    """Wrong: an empty list gives 0 instead of a ValueError."""
+    return reserve_by_rank(output_tokens, allowed_over) if output_tokens and allowed_over >= 0 else 0
+
+
+def reserve_stub(output_tokens, allowed_over=0):
+    raise NotImplementedError
+
+
 # ---------------------------------------------------------------- the checks
 
 
@@ -78,8 +126,19 @@ class CountsAllFailures(Breaker):
     [
         (checks.check_summary_threshold, summary_threshold, [fixed_buffer]),
         (checks.check_circuit_breaker, Breaker, [NeverOpens, CountsAllFailures]),
+        (
+            checks.check_reserve_from_answers,
+            reserve_by_rank,
+            [
+                reserve_strict,
+                reserve_largest,
+                reserve_one_rank_off,
+                reserve_sorts_in_place,
+                reserve_no_errors,
+            ],
+        ),
     ],
-    ids=["summary_threshold", "circuit_breaker"],
+    ids=["summary_threshold", "circuit_breaker", "reserve_from_answers"],
 )
 def test_each_check_passes_the_right_answer_and_rejects_known_wrong_ones(check, right, wrongs):
     assert check(right).passed, str(check(right))
@@ -92,6 +151,7 @@ def test_each_check_passes_the_right_answer_and_rejects_known_wrong_ones(check, 
     [
         (checks.check_summary_threshold, stub),
         (checks.check_circuit_breaker, StubBreaker),
+        (checks.check_reserve_from_answers, reserve_stub),
     ],
 )
 def test_an_untouched_stub_fails_every_case(check, unfinished):
@@ -103,3 +163,9 @@ def test_an_untouched_stub_fails_every_case(check, unfinished):
 def test_the_package_passes_its_own_checks():
     assert checks.check_summary_threshold(package_threshold).passed
     assert checks.check_circuit_breaker(CircuitBreaker).passed
+    assert checks.check_reserve_from_answers(checks.reserve_from_answers).passed
+
+
+def test_a_strict_reserve_is_named_as_the_boundary_case():
+    report = checks.check_reserve_from_answers(reserve_strict)
+    assert any("boundary case" in r.detail and "<=" in r.detail for r in report.failures)

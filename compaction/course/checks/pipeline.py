@@ -1,5 +1,5 @@
 """Checks for chapters 06 and 08: the pipeline, its cache cost, the orders that lose an output, the
-threshold, the breaker.
+threshold, the breaker, the reserve chosen from observed answers (chapter 10).
 
 Each check is differential: the learner's function must give the reference's answer on the course
 sessions (grown turn by turn, and ending in five outputs at once), plus targeted cases that the
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import random
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -320,3 +321,67 @@ def check_circuit_breaker(cls: type) -> CheckReport:
     cases.append(("max_failures=1 opens at once", lambda: _breaker_case(cls, [False], 1)))
     cases.append(("max_failures=5", lambda: _breaker_case(cls, [False] * 4 + [True] + [False] * 5, 5)))
     return run_cases("CircuitBreaker", cases)
+
+
+# ---------------------------------------------------------------- chapter 10, exercise
+
+
+def reserve_from_answers(output_tokens: list[int], allowed_over: int = 0) -> int:
+    """The smallest reserve that at most ``allowed_over`` observed answers exceed; ValueError on bad input."""
+    if allowed_over < 0:
+        raise ValueError(f"allowed_over must be 0 or more, got {allowed_over}")
+    if not output_tokens:
+        raise ValueError("no answers observed")
+    candidates = sorted({0, *output_tokens})
+    return next(r for r in candidates if sum(1 for n in output_tokens if n > r) <= allowed_over)
+
+
+def _reserve_case(fn: Callable, sizes: list[int], allowed_over: int) -> None:
+    before = list(sizes)
+    want = reserve_from_answers(sizes, allowed_over)
+    got = fn(sizes, allowed_over)
+    assert sizes == before, "the list of answers was changed; leave it as it was"
+    boundary = ""
+    if isinstance(got, int) and got > want and sum(1 for n in sizes if n >= want) > allowed_over:
+        boundary = f" (the boundary case: an answer of exactly {want:,} tokens fits the reserve, <=)"
+    assert got == want, (
+        f"answers {sizes}, allowed_over={allowed_over}: expected {want:,}, got {got!r}{boundary}"
+    )
+
+
+def _reserve_error(fn: Callable, sizes: list[int], allowed_over: int) -> None:
+    try:
+        got = fn(sizes, allowed_over)
+    except ValueError:
+        return
+    raise AssertionError(f"answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got!r}")
+
+
+def _random_answers(seed: int) -> tuple[list[int], int]:
+    rng = random.Random(seed)
+    sizes = [rng.choice([rng.randint(1, 400), rng.randint(1, 4_096)]) for _ in range(rng.randint(1, 30))]
+    sizes += rng.sample(sizes, k=min(3, len(sizes)))  # repeated sizes, so ties are common
+    return sizes, rng.randint(0, len(sizes) + 1)
+
+
+def check_reserve_from_answers(fn: Callable) -> CheckReport:
+    """Exercise: the reserve chosen from observed answer sizes, identical to the reference."""
+    cases = [
+        ("allowed_over=0: the largest answer", lambda: _reserve_case(fn, [120, 4_096, 300], 0)),
+        ("allowed_over=1: the second largest", lambda: _reserve_case(fn, [120, 800, 300, 2_000], 1)),
+        (
+            "an answer of exactly the reserve fits (the boundary, <=)",
+            lambda: _reserve_case(fn, [500, 500, 200], 1),
+        ),
+        ("more allowed over than answers: no reserve", lambda: _reserve_case(fn, [10, 20], 5)),
+        ("as many allowed over as answers: no reserve", lambda: _reserve_case(fn, [10, 20], 2)),
+        ("no answers is a ValueError", lambda: _reserve_error(fn, [], 0)),
+        ("a negative allowed_over is a ValueError", lambda: _reserve_error(fn, [10], -1)),
+    ]
+    cases.append(
+        (
+            "200 seeded lists of answers, ties included",
+            lambda: [_reserve_case(fn, *_random_answers(seed)) for seed in range(200)],
+        )
+    )
+    return run_cases("reserve_from_answers", cases)
