@@ -144,3 +144,10 @@ def test_right_answers_written_differently_pass():
 def test_a_restored_changed_file_is_named():
     report = checks.check_restore(restore_without_disk_check)
     assert any("changed on disk" in r.detail for r in report.failures)
+
+
+def test_a_failing_choice_shows_the_sizes_and_limits_of_its_case():
+    report = checks.check_choose_restores(choose_strict_total)
+    exact = next(r for r in report.failures if "reaches the total exactly" in r.name)
+    assert "('a.py', 600), ('b.py', 400), ('c.py', 1)" in exact.detail
+    assert "max_files=5" in exact.detail and "max_total_tokens=1,000" in exact.detail

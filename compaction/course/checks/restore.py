@@ -178,12 +178,13 @@ def check_choose_restores(fn: Callable[..., list[str]]) -> CheckReport:
             want = choose_restores(sizes, max_files=max_files, max_total_tokens=total)
             if got == want:
                 return
+            given = f"with sizes={list(sizes)}, max_files={max_files}, max_total_tokens={total:,}: "
             used = sum(dict(sizes)[p] for p in got if p in dict(sizes))
-            assert set(got) <= set(dict(sizes)), f"chose {got}: some of these are not candidates"
-            assert len(got) <= max_files, f"chose {len(got)} files, max_files is {max_files}"
-            assert used <= total, f"chose {got}: {used:,} tokens, over the total of {total:,}"
+            assert set(got) <= set(dict(sizes)), f"{given}chose {got}: some of these are not candidates"
+            assert len(got) <= max_files, f"{given}chose {len(got)} files, over max_files"
+            assert used <= total, f"{given}chose {got}: {used:,} tokens, over the total"
             raise AssertionError(
-                f"with max_files={max_files}, total={total:,}: chose {got}, the rule chooses {want} "
+                f"{given}chose {got}, the rule chooses {want} "
                 "(newest first; skip a file that would pass the total and try the next)"
             )
 
