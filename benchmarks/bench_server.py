@@ -90,9 +90,9 @@ def overhead_table(quick: bool = False) -> str:
             def clear():
                 server.tokens = api.TokenCounts()
 
-            warm = _times_ms(lambda body=body: api.create(server.tokens, body, HEADERS), repeat)
+            warm = _times_ms(lambda body=body: api.create(server.tokens, server.cache, body, HEADERS), repeat)
             cold = _median_ms(
-                lambda body=body: api.create(server.tokens, body, HEADERS), repeat, before=clear
+                lambda body=body: api.create(server.tokens, server.cache, body, HEADERS), repeat, before=clear
             )
             rows.append(
                 [n, len(raw) // 1024, cold, statistics.median(warm), min(warm), _median_ms(post, repeat)]

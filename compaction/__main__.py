@@ -1,10 +1,11 @@
-"""The command line: ``python -m compaction demo`` (or ``compaction demo``).
+"""The command line: ``python -m compaction demo|replay`` (or ``compaction demo|replay``).
 
 ``demo`` runs the offline scenario with no compaction in a small window, prints one row per turn
 (messages, estimated tokens, the API's input tokens) and ends on the API's own ``prompt is too
 long`` error, shown as the SDK raised it. Exit code 0 when that is how it ended, 1 otherwise.
 ``--compact`` hands over to ``compaction.session.run_compacted_demo`` (the same run with the
-pipeline on). Deliberately left out: replaying other sessions; nothing here ever prints a key.
+pipeline on). ``replay PATH...`` replays recorded sessions (Claude Code, SWE-agent, chat lists)
+through the strategies and reports: see ``compaction.replay.command``. Nothing here ever prints a key.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from compaction.agent import new_workspace, run_agent
 from compaction.api_errors import is_prompt_too_long
 from compaction.backend import BackendError, backend_name, connect
 from compaction.evaluate.cli import add_parser as add_evaluate
+from compaction.replay.command import add_parser as add_replay
 from compaction.session import run_compacted_demo
 
 DEMO_TURNS = 60
@@ -41,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
     demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
     add_evaluate(commands)  # its handler is compaction.evaluate.cli.main
+    add_replay(commands)  # its handler is compaction.replay.command.run_command
     return parser
 
 

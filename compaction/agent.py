@@ -4,8 +4,10 @@
 (what was sent, its estimated tokens, the API's input tokens). Its hooks are where compaction plugs
 in: ``prepare`` runs before every model call and its output is what is sent and kept;
 ``on_response`` sees each successful call; ``on_prompt_too_long`` gets one chance to shrink the list
-after the API refuses it; ``on_compact`` answers the model's ``compact`` tool. An SDK error ends the
-session and is stored in ``SessionResult.error``, so a caller can show it.
+after the API refuses it as too big for the window, or after an answer stopped at the window
+(``stop_reason`` "model_context_window_exceeded": the cut-off answer is dropped); ``on_compact``
+answers the model's ``compact`` tool. An SDK error ends the session and is stored in
+``SessionResult.error``, so a caller can show it.
 
 Deliberately left out: streaming, parallel tool execution, retries of transient network errors,
 and any compaction of its own: without hooks the list only grows.
@@ -25,6 +27,7 @@ from typing import Any
 
 import anthropic
 
+from compaction.api_errors import WindowExceeded, window_exceeded
 from compaction.backend import connect
 from compaction.failures import SummaryFailed
 from compaction.messages import Message, from_response, tool_result, tool_use_blocks
@@ -129,7 +132,7 @@ def run_agent(
                 response, estimated = call(turn, messages)
             else:
                 (response, estimated), messages = recover_once(
-                    lambda sent, turn=turn: call(turn, sent), messages, on_prompt_too_long
+                    lambda sent, turn=turn: _whole(call(turn, sent)), messages, on_prompt_too_long
                 )
                 result.messages = messages
             if on_response:
@@ -160,6 +163,13 @@ def run_agent(
         if raise_errors:
             raise
     return result
+
+
+def _whole(called: tuple[Any, int]) -> tuple[Any, int]:
+    """A call's (response, estimate); WindowExceeded when the answer was cut off by the window."""
+    if window_exceeded(called[0]):
+        raise WindowExceeded(called[0])  # the loop compacts and asks again instead of keeping half an answer
+    return called
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:

@@ -1,32 +1,88 @@
-"""Recognising the API's refusals of a request that is too big: one home for the rule.
+"""Recognising the API's signals that a request does not fit the window: one home for the rule.
 
-The Messages API refuses an over-long prompt with HTTP 400 ``invalid_request_error`` and a message
-of the form ``prompt is too long: 213021 tokens > 200000 maximum``; a request body over the size
+The Messages API refuses such a request with HTTP 400 ``invalid_request_error`` in two wordings:
+``prompt is too long: 213021 tokens > 200000 maximum`` (the input alone is over the window) and
+``input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length
+or `max_tokens` and try again`` (the input fits, but not with the room asked for the answer; the
+wording as quoted in public reports such as anthropics/claude-code#408). A request body over the size
 limit gets HTTP 413 (the SDK raises ``ContentTooLargeError`` for it, formerly
-``RequestTooLargeError``). The agent loop, the summary request and reactive compaction all ask the
-same question of an error, so they ask it here. Deliberately left out: retrying (the callers
-decide) and every other kind of error, which is not ours to recover from.
+``RequestTooLargeError``). A call can also succeed and stop with ``stop_reason``
+``"model_context_window_exceeded"`` (the SDK's ``StopReason``): the answer was cut off where the
+window ended; ``WindowExceeded`` carries such a response to the same recovery as a refusal.
+The agent loop, the summary request and reactive compaction all ask the same question, so they ask
+it here. Deliberately left out: retrying (the callers decide) and every other kind of error.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import anthropic
 
-_TOO_LONG = re.compile(r"(\d+) tokens > (\d+) maximum")
+try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    import httpx
+
+_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum", re.I)
+_CONTEXT_LIMIT = re.compile(
+    r"input length and `?max_tokens`? exceed context limit: (\d+) \+ (\d+) > (\d+)", re.I
+)
+REFUSALS = ("prompt is too long", "input length and `max_tokens` exceed context limit")  # the 400s' openings
+WINDOW_EXCEEDED = "model_context_window_exceeded"  # the stop_reason of an answer cut off by the window
+
+
+class WindowExceeded(Exception):
+    """A response that stopped with ``stop_reason`` "model_context_window_exceeded"; ``response`` is it."""
+
+    def __init__(self, response: Any):
+        self.response = response
+        super().__init__(f"the answer stopped at the context window (stop_reason {WINDOW_EXCEEDED!r})")
+
+
+def window_exceeded(response: Any) -> bool:
+    """True when a response stopped because the context window was full."""
+    return getattr(response, "stop_reason", None) == WINDOW_EXCEEDED
 
 
 def is_prompt_too_long(error: BaseException) -> bool:
-    """True for the API's over-long prompt refusals: 400 "prompt is too long" or 413; else False."""
+    """True for the refusals of a request too big for the window (both 400s, a 413) and WindowExceeded."""
+    if isinstance(error, WindowExceeded):
+        return True
     if not isinstance(error, anthropic.APIStatusError):
         return False
     if error.status_code == 413:
         return True
-    return error.status_code == 400 and "prompt is too long" in str(error).lower()
+    message = str(error).lower()
+    return error.status_code == 400 and any(phrase in message for phrase in REFUSALS)
 
 
 def too_long_counts(error: BaseException) -> tuple[int, int] | None:
-    """(tokens sent, maximum) from "prompt is too long: N tokens > M maximum", when the error says so."""
-    found = _TOO_LONG.search(str(error)) if is_prompt_too_long(error) else None
-    return (int(found.group(1)), int(found.group(2))) if found else None
+    """(tokens asked for, window) from either 400 wording: ``(N, M)`` or ``(N + M, W)``; else None."""
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    message = str(error)
+    if found := _TOO_LONG.search(message):
+        return int(found.group(1)), int(found.group(2))
+    if found := _CONTEXT_LIMIT.search(message):
+        return int(found.group(1)) + int(found.group(2)), int(found.group(3))
+    return None
+
+
+def tokens_over(error: BaseException) -> int | None:
+    """How many tokens over the window a 400 refusal says the request was, or None."""
+    counts = too_long_counts(error)
+    return None if counts is None else counts[0] - counts[1]
+
+
+def context_limit_error(input_tokens: int, max_tokens: int, window: int) -> anthropic.BadRequestError:
+    """The SDK's exception for the API's input + ``max_tokens`` refusal, as an HTTP answer would raise it."""
+    message = (
+        f"input length and `max_tokens` exceed context limit: {input_tokens} + {max_tokens} > {window}, "
+        "decrease input length or `max_tokens` and try again"
+    )
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    request = httpx.Request("POST", "http://127.0.0.1/v1/messages")
+    response = httpx.Response(400, json=body, request=request)
+    return anthropic.BadRequestError(message, response=response, body=body)

@@ -14,7 +14,7 @@ from typing import Any
 
 import anthropic
 
-from compaction.api_errors import is_prompt_too_long
+from compaction.api_errors import WindowExceeded, is_prompt_too_long
 from compaction.failures import ReactiveCompactFailed, SummaryFailed
 from compaction.messages import Message, text_of
 from compaction.placeholders import transcript_named
@@ -28,7 +28,7 @@ def recover_once(
     """``send(messages)``; on "prompt is too long" compact once and send once more: (result, list sent)."""
     try:
         return send(messages), messages
-    except anthropic.APIStatusError as exc:
+    except (anthropic.APIStatusError, WindowExceeded) as exc:  # a refusal, or an answer cut off
         if not is_prompt_too_long(exc):
             raise
         error = exc
@@ -38,7 +38,7 @@ def recover_once(
         raise ReactiveCompactFailed(failed.transcript, failed) from failed
     try:
         return send(smaller), smaller
-    except anthropic.APIStatusError as again:
+    except (anthropic.APIStatusError, WindowExceeded) as again:
         if is_prompt_too_long(again):
             opening = text_of(smaller[0].get("content")) if smaller else ""
             raise ReactiveCompactFailed(transcript_named(opening), again) from again

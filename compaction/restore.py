@@ -67,23 +67,35 @@ def restore_files(
     """Text blocks holding the newest-read unchanged files, numbered like ``read_file``, within budget."""
     whole("max_files", max_files)
     whole("max_tokens_per_file", max_tokens_per_file)
-    root, restored, total = Path(workspace).resolve(), [], 0
+    root, candidates = Path(workspace).resolve(), {}  # path -> its block, newest read first
     for path, seen in seen_files(messages):
-        if len(restored) >= max_files:
-            break
         try:
             now = inside(root, path).read_text(encoding="utf-8").splitlines()
         except (PathRefused, OSError, UnicodeDecodeError):
             continue
-        if seen is None or now != seen:  # changed since the agent saw it, or never fully seen
-            continue
-        block = _restored_block(path, now, max_tokens_per_file)
-        tokens = count_text(block["text"], "tiktoken")
+        if seen is not None and now == seen:  # unchanged since the agent saw it, and seen whole
+            candidates[path] = _restored_block(path, now, max_tokens_per_file)
+    sizes = [(path, count_text(block["text"], "tiktoken")) for path, block in candidates.items()]
+    chosen = choose_restores(sizes, max_files=max_files, max_total_tokens=max_total_tokens)
+    return [candidates[path] for path in chosen]
+
+
+def choose_restores(
+    sizes: Sequence[tuple[str, int]], *, max_files: int = MAX_FILES, max_total_tokens: int = MAX_TOTAL_TOKENS
+) -> list[str]:
+    """The files to put back from ``(path, tokens)`` newest first: at most max_files, within the total.
+
+    A file that would pass the total is skipped and the next (older, maybe smaller) one is tried.
+    """
+    chosen, total = [], 0
+    for path, tokens in sizes:
+        if len(chosen) >= max_files:
+            break
         if total + tokens > max_total_tokens:
             continue
-        restored.append(block)
+        chosen.append(path)
         total += tokens
-    return restored
+    return chosen
 
 
 def _restored_block(path: str, lines: list[str], max_tokens: int) -> Block:

@@ -138,7 +138,7 @@ class Ledger:
 
     def cache_breaks(self) -> list[int]:
         """The calls whose prefix was broken (see ``cache_breaks``)."""
-        return cache_breaks(self.sent, self.read)
+        return cache_breaks(self.read, self.written)
 
     def rereads(self) -> int:
         """read_file calls of a path the session had already read."""
@@ -162,13 +162,15 @@ class Ledger:
         }
 
 
-def cache_breaks(sent: Sequence[int], read: Sequence[int]) -> list[int]:
-    """Indexes of the calls that read less from the cache than the call before them sent.
+def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
+    """Indexes of the calls that read back less than the call before them left in the cache.
 
-    A call that only appends to the previous request reads all of it back; reading less means an
-    earlier part of the prefix changed (or expired), and everything after it was written again.
+    A call leaves in the cache what it read from it plus what it wrote (``cache_read_input_tokens``
+    + ``cache_creation_input_tokens``); a call that only appends reads all of that back. Reading
+    less means an earlier part of the prefix changed (or expired), and everything after it was
+    written again. A call under the cache minimum leaves nothing, so the call after it breaks nothing.
     """
-    return [i for i in range(1, len(sent)) if read[i] < sent[i - 1]]
+    return [i for i in range(1, len(read)) if read[i] < read[i - 1] + written[i - 1]]
 
 
 def run_session(

@@ -10,9 +10,12 @@ workspace, so their paths are relative. ``run_compacted_demo`` is the command li
 
 The demo settings scale the pipeline to the small window (``demo_settings``); ``compact_at``
 offers the model the ``compact`` tool and makes the user ask for a compaction before that call.
-Deliberately left out: choosing settings for a real 200K window (the ``Compactor``'s thresholds are
-Claude Code's; its snip is off by default, as chapter 13's comparison chose) and running several
-sessions at once.
+Deliberately left out: choosing settings for a real 200K window and running several sessions at
+once. Of the ``Compactor``'s defaults, the window, the result budget, the buffer, the reserve and the
+breaker follow Claude Code's figures as the course's design notes give them; snip is off by default,
+as chapter 13's comparison chose, and the micro settings follow the seed's teaching code, not Claude
+Code (whose snip is feature-gated, and whose public builds run no microcompact except an
+off-by-default time-based one that keeps 5).
 """
 
 from __future__ import annotations

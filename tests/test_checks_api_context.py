@@ -11,8 +11,30 @@ from compaction.server_side import cache_breaks, client_keeps
 # ---------------------------------------------------------------- right answers, written differently
 
 
-def breaks_by_zip(sent, read):
-    return [i + 1 for i, (before, now) in enumerate(zip(sent, read[1:], strict=False)) if now < before]
+def clear_edit(window, *, at, keep=3, at_least=0.0):
+    edit = {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": "input_tokens", "value": int(window * at)},
+        "keep": {"type": "tool_uses", "value": keep},
+    }
+    if at_least:
+        edit["clear_at_least"] = {"type": "input_tokens", "value": int(window * at_least)}
+    return edit
+
+
+def clear_edit_rounded_always_with_at_least(window, *, at, keep=3, at_least=0.0):
+    tokens = lambda share: {"type": "input_tokens", "value": round(window * share)}  # noqa: E731
+    return {
+        "type": "clear_tool_uses_20250919",
+        "keep": {"type": "tool_uses", "value": keep},
+        "trigger": tokens(at),
+        "clear_at_least": tokens(at_least),
+    }
+
+
+def breaks_by_zip(read, written):
+    left = [r + w for r, w in zip(read, written, strict=True)]  # what each call left in the cache
+    return [i + 1 for i, (before, now) in enumerate(zip(left, read[1:], strict=False)) if now < before]
 
 
 def budget_edits(window, max_breaks):
@@ -44,16 +66,49 @@ def predicted_by_counting(messages, edit):
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def breaks_counting_equal_reads(sent, read):
-    return [i for i in range(1, len(sent)) if read[i] <= sent[i - 1]]
+def edit_with_fractional_tokens(window, *, at, keep=3, at_least=0.0):
+    edit = clear_edit(window, at=at, keep=keep, at_least=at_least)
+    edit["trigger"]["value"] = window * at
+    return edit
 
 
-def breaks_against_the_previous_read(sent, read):
-    return [i for i in range(1, len(sent)) if read[i] < read[i - 1]]
+def edit_with_a_bare_keep(window, *, at, keep=3, at_least=0.0):
+    return {**clear_edit(window, at=at, keep=keep, at_least=at_least), "keep": keep}
 
 
-def breaks_including_the_first_call(sent, read):
-    return [0] + cache_breaks(sent, read) if sent else []
+def edit_ignoring_at_least(window, *, at, keep=3, at_least=0.0):
+    return clear_edit(window, at=at, keep=keep)
+
+
+def edit_ignoring_keep(window, *, at, keep=3, at_least=0.0):
+    return clear_edit(window, at=at, at_least=at_least)
+
+
+def edit_with_a_percent_trigger(window, *, at, keep=3, at_least=0.0):
+    return {
+        **clear_edit(window, at=at, keep=keep, at_least=at_least),
+        "trigger": {"type": "input_tokens", "value": int(at * 100)},
+    }
+
+
+def breaks_counting_equal_reads(read, written):
+    return [i for i in range(1, len(read)) if read[i] <= read[i - 1] + written[i - 1]]
+
+
+def breaks_against_the_previous_read(read, written):
+    return [i for i in range(1, len(read)) if read[i] < read[i - 1]]
+
+
+def breaks_against_the_previous_write(read, written):
+    return [i for i in range(1, len(read)) if read[i] < written[i - 1]]
+
+
+def breaks_whenever_nothing_is_read(read, written):
+    return [i for i in range(1, len(read)) if read[i] == 0 or read[i] < read[i - 1] + written[i - 1]]
+
+
+def breaks_including_the_first_call(read, written):
+    return [0] + cache_breaks(read, written) if read else []
 
 
 def no_edits(window, max_breaks):
@@ -145,9 +200,26 @@ def keeps_every_edit(messages):
 
 CASES = [
     (
+        checks.check_clear_edit,
+        clear_edit,
+        [
+            edit_with_fractional_tokens,
+            edit_with_a_bare_keep,
+            edit_ignoring_at_least,
+            edit_ignoring_keep,
+            edit_with_a_percent_trigger,
+        ],
+    ),
+    (
         checks.check_cache_breaks,
         cache_breaks,
-        [breaks_counting_equal_reads, breaks_against_the_previous_read, breaks_including_the_first_call],
+        [
+            breaks_counting_equal_reads,
+            breaks_against_the_previous_read,
+            breaks_against_the_previous_write,
+            breaks_whenever_nothing_is_read,
+            breaks_including_the_first_call,
+        ],
     ),
     (
         checks.check_edits_for_budget,
@@ -174,5 +246,6 @@ test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = che
 
 
 def test_answers_written_differently_pass():
+    assert checks.check_clear_edit(clear_edit_rounded_always_with_at_least).passed
     assert checks.check_cache_breaks(breaks_by_zip).passed
     assert checks.check_predict_cleared(predicted_by_counting).passed

@@ -1,4 +1,4 @@
-"""The chapter 09 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
+"""The chapter 11-12 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
 
 from __future__ import annotations
 

@@ -1,16 +1,19 @@
-"""The chapter 06 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
+"""The chapter 07 checks pass the package's functions, fail stubs, and reject known-wrong answers."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from check_cases import check_tests
 
 from compaction.course.checks import summarize as checks
 from compaction.failures import SummaryFailed
 from compaction.messages import blocks, text
-from compaction.summarize import extract_summary, strip_analysis, summary_from_blocks
-from compaction.summary_prompt import summary_prompt
+from compaction.models import DEFAULT_MODEL
+from compaction.summarize import compact_history, extract_summary, strip_analysis, summary_from_blocks
+from compaction.summary_prompt import SUMMARY_PROMPT, summary_prompt
 from compaction.summary_request import with_summary_prompt
 
 # ------------------------------------------------------------ known-wrong answers
@@ -81,7 +84,132 @@ def summary_of_first_block_only(content):
     return summary_from_blocks(content[:1])
 
 
+# ------------------------------------------------------------ the chapter's summary layer
+
+MODEL = DEFAULT_MODEL
+
+
+def package_layer(messages, *, client, transcript_dir, **options):
+    """The package's layer, without restoration (chapter 08)."""
+    return compact_history(messages, client=client, transcript_dir=transcript_dir, **options)
+
+
+def _save(messages, directory):
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"t{len(list(directory.iterdir())) + 1}.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+def _ask(client, messages):
+    answer = client.messages.create(
+        model=MODEL, max_tokens=500, messages=with_summary_prompt(messages), tools=_tools(messages)
+    )
+    return "".join(b.text for b in answer.content if b.type == "text")
+
+
+def _tools(messages):
+    from compaction.tools import TOOL_DEFINITIONS
+
+    return TOOL_DEFINITIONS
+
+
+def layer_written_differently(messages, *, client, transcript_dir, **options):
+    """Right, another way: analysis stripped first, content as blocks, the path at the end."""
+    path = _save(messages, transcript_dir)
+    summary = extract_summary(_ask(client, messages))
+    return [{"role": "user", "content": [text(summary), text(f"(transcript: {path.name})")]}]
+
+
+def layer_transcript_after_the_call(messages, *, client, transcript_dir, **options):
+    """Wrong: asks for the summary first, writes the transcript after."""
+    said = _ask(client, messages)
+    path = _save(messages, transcript_dir)
+    return [{"role": "user", "content": f"{path}\n{extract_summary(said)}"}]
+
+
+def layer_keeps_the_analysis(messages, *, client, transcript_dir, **options):
+    """Wrong: the whole answer, analysis included, joins the list."""
+    path = _save(messages, transcript_dir)
+    return [{"role": "user", "content": f"{path}\n{_ask(client, messages)}"}]
+
+
+def layer_without_the_path(messages, *, client, transcript_dir, **options):
+    """Wrong: the transcript is written but the message does not say where."""
+    _save(messages, transcript_dir)
+    return [{"role": "user", "content": extract_summary(_ask(client, messages))}]
+
+
+def layer_prompt_as_second_user_message(messages, *, client, transcript_dir, **options):
+    """Wrong: the prompt as a new user message after tool results (two user messages in a row)."""
+    path = _save(messages, transcript_dir)
+    request = [*messages, {"role": "user", "content": SUMMARY_PROMPT}]
+    said = "".join(
+        b.text
+        for b in client.messages.create(
+            model=MODEL, max_tokens=500, messages=request, tools=_tools(messages)
+        ).content
+        if b.type == "text"
+    )
+    return [{"role": "user", "content": f"{path}\n{extract_summary(said)}"}]
+
+
+def layer_keeps_the_tail(messages, *, client, transcript_dir, **options):
+    """Wrong: returns the summary followed by the last message."""
+    return [*layer_written_differently(messages, client=client, transcript_dir=transcript_dir), messages[-1]]
+
+
+# ------------------------------------------------------------ right answers written differently
+
+
+def strip_by_partition(answer):
+    """Right, another way: a loop of str.partition instead of a regular expression."""
+    kept, rest = [], answer
+    while "<analysis>" in rest:
+        before, _, after = rest.partition("<analysis>")
+        kept.append(before)
+        _, closed, rest = after.partition("</analysis>")
+        rest = rest if closed else ""
+    return ("".join(kept) + rest).strip()
+
+
+def summary_by_kinds(content):
+    """Right, another way: the set of block types first."""
+    if "tool_use" in {b.get("type") for b in content}:
+        raise SummaryFailed("tool")
+    joined = "".join(b["text"] for b in content if b.get("type") == "text")
+    if joined.strip() == "":
+        raise SummaryFailed("no text")
+    return extract_summary(joined)
+
+
+def test_right_answers_written_differently_pass():
+    assert checks.check_strip_analysis(strip_by_partition).passed
+    assert checks.check_summary_from_blocks(summary_by_kinds).passed
+    assert checks.check_summary_layer(layer_written_differently).passed
+
+
+def test_a_late_transcript_is_named_as_the_fault():
+    report = checks.check_summary_layer(layer_transcript_after_the_call)
+    assert [r.name for r in report.failures] == [
+        "writes the whole list to a transcript, before the summary call"
+    ]
+    assert "before the transcript was on disk" in report.failures[0].detail
+
+
 CASES = [
+    (
+        checks.check_summary_layer,
+        package_layer,
+        [
+            layer_transcript_after_the_call,
+            layer_keeps_the_analysis,
+            layer_without_the_path,
+            layer_prompt_as_second_user_message,
+            layer_keeps_the_tail,
+        ],
+    ),
     (
         checks.check_with_summary_prompt,
         with_summary_prompt,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import random
+
 import pytest
 
-from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE, Request, price
+from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE, Fingerprints, Prefixes, Request, Tokens, price
+from compaction.messages import assistant, user
 
 A, B, C, D, S = ({"n": n} for n in (100, 20, 30, 40, 7))
 
@@ -46,3 +50,42 @@ def test_a_summary_request_is_priced_but_is_no_break():
     assert cost.breaks == 1  # only the agent request after the summary
     assert cost.read == 100 + 100  # request 2 and the summary request read the entry of request 1
     assert cost.requests == 4
+
+
+def brute_force_hits(requests):
+    """The longest earlier request (same framing) each request starts with, by comparing with all."""
+    hits = []
+    for i, request in enumerate(requests):
+        starts = [
+            len(e.messages)
+            for e in requests[:i]
+            if e.key == request.key
+            and len(e.messages) <= len(request.messages)
+            and list(e.messages) == list(request.messages[: len(e.messages)])
+        ]
+        hits.append(max(starts, default=0))
+    return hits
+
+
+def test_the_prefix_index_finds_the_same_entries_as_comparing_with_every_earlier_request():
+    rnd = random.Random(7)
+    session = [user("task")] + [m for i in range(30) for m in (assistant(f"step {i}"), user(f"result {i}"))]
+    requests = []
+    for end in range(1, len(session) + 1, 2):
+        sent = [copy.deepcopy(m) for m in session[:end]]  # equal messages, never the same objects
+        if end > 5 and rnd.random() < 0.3:  # a layer rewrote one earlier message
+            k = rnd.randrange(1, end - 1)
+            sent[k] = {**sent[k], "content": "[cleared]"}
+        requests.append(Request(tuple(sent), 50, rnd.choice("ab")))
+    counter, index, prints = Tokens(), Prefixes(), Fingerprints()
+    found = []
+    for request in requests:
+        digests = [prints(m) for m in request.messages]
+        found.append(index.longest(request.key, digests))
+        index.add(request.key, digests)
+    assert found == brute_force_hits(requests)
+    expected_read = sum(
+        sum(counter(m) for m in r.messages[:hit]) for r, hit in zip(requests, found, strict=True)
+    )
+    framings = sum(50 for i, r in enumerate(requests) if r.key in {q.key for q in requests[:i]})
+    assert price(requests, counter).read == expected_read + framings

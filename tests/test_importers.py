@@ -1,28 +1,29 @@
-"""Importers: real session files become strict-form lists, nothing the model saw is silently lost."""
+"""Importers, Claude Code: the chain the user kept, every repair reported with file and line."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from compaction.importers import (
-    MISSING_RESULT,
-    from_claude_code,
-    from_swe_agent,
-    load_session,
-    normalize,
-    sessions_in,
-)
+from compaction.importers import MISSING_RESULT, NotASession, from_claude_code, load, normalize
+from compaction.importers.claude_code import read_claude_code
 from compaction.messages import tool_result_blocks, tool_use_blocks, validate
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
+
+def record(kind, content, uuid=None, parent=None, **extra):
+    body = {"type": kind, "message": {"role": kind, "content": content}, **extra}
+    if uuid:
+        body.update(uuid=uuid, parentUuid=parent)
+    return json.dumps(body)
 
 
-def record(kind, content, **extra):
-    return json.dumps({"type": kind, "message": {"role": kind, "content": content}, **extra})
+def texts(messages):
+    return [b.get("text") for m in messages for b in m["content"] if b["type"] == "text"]
+
+
+def rules(session):
+    return [(p.where, p.rule) for p in session.problems]
 
 
 def test_user_and_assistant_records_become_alternating_messages():
@@ -33,7 +34,7 @@ def test_user_and_assistant_records_become_alternating_messages():
     ]
 
 
-def test_summary_system_meta_and_sidechain_records_are_skipped():
+def test_summary_system_meta_and_sidechain_records_are_left_out_and_counted():
     lines = [
         json.dumps({"type": "summary", "summary": "x", "leafUuid": "u"}),
         json.dumps({"type": "system", "content": "hook ran"}),
@@ -42,7 +43,10 @@ def test_summary_system_meta_and_sidechain_records_are_skipped():
         record("user", "real"),
         "",
     ]
-    assert from_claude_code(lines) == [{"role": "user", "content": [{"type": "text", "text": "real"}]}]
+    session = read_claude_code(lines)
+    assert session.messages == [{"role": "user", "content": [{"type": "text", "text": "real"}]}]
+    assert session.ignored == {"summary": 1, "system": 1, "meta": 1, "sidechain": 1}
+    assert session.problems == []
 
 
 def test_parallel_tool_results_in_separate_records_are_merged_into_one_message_results_first():
@@ -63,126 +67,198 @@ def test_parallel_tool_results_in_separate_records_are_merged_into_one_message_r
     assert [b["tool_use_id"] for b in tool_result_blocks(out[2])] == ["a", "b"]
 
 
-def test_a_tool_use_without_a_recorded_result_gets_a_marked_error_result():
+def test_a_tool_use_without_a_recorded_result_gets_a_marked_error_result_and_a_problem_on_its_line():
     lines = [
         record("user", "go"),
         record("assistant", [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]),
     ]
-    out = from_claude_code(lines)
-    validate(out)
-    (result,) = tool_result_blocks(out[-1])
+    session = read_claude_code(lines)
+    validate(session.messages)
+    (result,) = tool_result_blocks(session.messages[-1])
     assert result == {"type": "tool_result", "tool_use_id": "t", "content": MISSING_RESULT, "is_error": True}
+    assert rules(session) == [("line 2", "unanswered_tool_use")]
 
 
-def test_orphan_results_empty_text_and_unknown_blocks_are_dropped():
+def test_a_result_with_no_call_before_it_is_kept_as_text_and_reported():
     lines = [
         record("user", "go"),
-        record("assistant", [{"type": "text", "text": "ok"}, {"type": "server_tool_use", "id": "s"}]),
-        record(
-            "user",
-            [{"type": "tool_result", "tool_use_id": "ghost", "content": "?"}, {"type": "text", "text": " "}],
-        ),
+        record("assistant", [{"type": "text", "text": "ok"}]),
+        record("user", [{"type": "tool_result", "tool_use_id": "ghost", "content": "the output"}]),
     ]
-    out = from_claude_code(lines)
-    validate(out)
-    assert out[1]["content"] == [{"type": "text", "text": "ok"}]
-    assert out[2]["content"] == [{"type": "text", "text": "(no content)"}]
+    session = read_claude_code(lines)
+    validate(session.messages)
+    assert "the output" in session.messages[2]["content"][0]["text"]
+    assert rules(session) == [("line 3", "orphan_tool_result")]
 
 
-def test_a_line_that_is_not_json_is_named_by_its_number():
-    with pytest.raises(ValueError, match="line 2 is not JSON"):
-        from_claude_code([record("user", "hi"), "{broken"])
+def test_an_unsupported_block_is_dropped_and_reported_with_its_line():
+    lines = [
+        record("user", "go"),
+        record("assistant", [{"type": "text", "text": "ok"}, {"type": "server_x"}]),
+    ]
+    session = read_claude_code(lines)
+    assert session.messages[1]["content"] == [{"type": "text", "text": "ok"}]
+    assert rules(session) == [("line 2", "unsupported_block")]
 
 
-def test_leading_assistant_messages_are_dropped_so_the_user_speaks_first():
-    assert (
-        normalize([{"role": "assistant", "content": "x"}, {"role": "user", "content": "y"}])[0]["role"]
-        == "user"
+@pytest.mark.parametrize(
+    "bad, rule",
+    [
+        ("{broken\n", "not_json"),
+        (json.dumps({"type": "progress", "data": 1}) + "\n", "unknown_record"),
+        (json.dumps({"silly": "this"}) + "\n", "unknown_record"),
+        (json.dumps({"type": "user", "message": "error"}) + "\n", "malformed_record"),
+        (
+            json.dumps({"type": "user", "message": {"role": "user", "contenst": []}}) + "\n",
+            "malformed_record",
+        ),
+        (
+            json.dumps({"type": "user", "message": {"role": "assistant", "content": "x"}}) + "\n",
+            "malformed_record",
+        ),
+    ],
+)
+def test_each_unreadable_record_is_skipped_counted_and_named_by_file_and_line(tmp_path, bad, rule):
+    path = tmp_path / "s.jsonl"
+    path.write_text(record("user", "hi") + "\n" + bad + record("assistant", "hello") + "\n")
+    session = load(path)
+    assert rules(session) == [("line 2", rule)]
+    assert session.skipped == 1
+    assert str(session.problems[0]).startswith(f"s.jsonl:line 2: {rule}: ")
+    assert texts(session.messages) == ["hi", "hello"]
+
+
+def test_a_truncated_last_line_is_its_own_rule(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text(record("user", "hi") + "\n" + record("assistant", "hello")[:30])
+    session = load(path)
+    assert rules(session) == [("line 2", "truncated_last_line")]
+    assert texts(session.messages) == ["hi"]
+
+
+def test_the_chain_of_the_last_record_is_replayed_and_a_rewound_branch_is_not():
+    lines = [
+        record("user", "task", uuid="u1"),
+        record("assistant", "first try", uuid="a1", parent="u1"),
+        record("user", "no, not like that", uuid="u2", parent="a1"),
+        record("assistant", "second try", uuid="a2", parent="u1"),  # the user rewound to u1
+        record("user", "good", uuid="u3", parent="a2"),
+    ]
+    session = read_claude_code(lines)
+    assert texts(session.messages) == ["task", "second try", "good"]
+    assert session.off_branch == 2
+
+
+def test_a_parent_missing_from_the_file_stops_the_chain_with_a_problem():
+    lines = [
+        record("user", "a", uuid="u1"),
+        record("assistant", "b", uuid="a1", parent="u1"),
+        record("user", "c", uuid="u2", parent="gone"),
+        record("assistant", "d", uuid="a2", parent="u2"),
+    ]
+    session = read_claude_code(lines)
+    assert texts(session.messages) == ["c", "d"]
+    assert rules(session) == [("line 3", "broken_chain")]
+
+
+def boundary(uuid, logical, **meta):
+    return json.dumps(
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": uuid,
+            "parentUuid": None,
+            "logicalParentUuid": logical,
+            "compactMetadata": meta,
+        }
     )
 
 
-def test_swe_agent_tool_calls_become_tool_use_and_tool_result_pairs(tmp_path):
-    traj = {
-        "history": [
-            {"role": "system", "content": "SETTING"},
-            {"role": "user", "content": "fix it"},
-            {
-                "role": "assistant",
-                "content": "look",
-                "tool_calls": [{"id": "c1", "function": {"name": "open", "arguments": '{"path": "a.py"}'}}],
-            },
-            {"role": "tool", "content": "1: x", "tool_call_ids": ["c1"]},
-        ]
-    }
-    path = tmp_path / "t.traj"
-    path.write_text(json.dumps(traj))
-    out = from_swe_agent(path)
-    validate(out)
-    assert tool_use_blocks(out[1]) == [
-        {"type": "tool_use", "id": "c1", "name": "open", "input": {"path": "a.py"}}
+def test_an_earlier_compaction_is_listed_and_the_history_before_it_is_replayed():
+    lines = [
+        record("user", "task", uuid="u1"),
+        record("assistant", "work", uuid="a1", parent="u1"),
+        boundary("b1", "a1", trigger="auto", preTokens=155_000),
+        record("user", "Summary: task, work", uuid="s1", parent="b1", isCompactSummary=True),
+        record("assistant", "continuing", uuid="a2", parent="s1"),
+        record("user", "thanks", uuid="u2", parent="a2"),
     ]
-    assert tool_result_blocks(out[2])[0]["content"] == "1: x"
+    session = read_claude_code(lines)
+    assert texts(session.messages) == ["task", "work", "continuing", "thanks"]
+    (earlier,) = session.earlier_compactions  # "continuing" joins "work": message 1 holds what came after
+    assert (earlier.index, earlier.where, earlier.trigger, earlier.tokens_before) == (
+        1,
+        "line 3",
+        "auto",
+        155_000,
+    )
+    assert earlier.summary == "Summary: task, work"
 
 
-def test_swe_agent_text_actions_become_bash_calls_answered_by_the_observation(tmp_path):
-    traj = {
-        "history": [
-            {"role": "user", "content": "solve"},
-            {"role": "assistant", "content": "list files", "action": "ls -a\n"},
-            {"role": "user", "content": "a.py"},
-            {"role": "assistant", "content": "done", "action": "submit"},
-        ]
-    }
-    path = tmp_path / "t.traj"
-    path.write_text(json.dumps(traj))
-    out = from_swe_agent(path)
+def test_a_file_that_starts_at_a_compaction_keeps_the_summary_it_continued_from():
+    lines = [
+        boundary("b1", "in-another-file", trigger="manual"),
+        record("user", "Summary: earlier work", uuid="s1", parent="b1", isCompactSummary=True),
+        record("assistant", "continuing", uuid="a2", parent="s1"),
+    ]
+    session = read_claude_code(lines)
+    assert texts(session.messages) == ["Summary: earlier work", "continuing"]
+    assert session.earlier_compactions == []
+
+
+def test_repeated_and_invalid_ids_are_renamed_with_their_results_and_every_call_is_kept():
+    call = {"type": "tool_use", "id": "c1", "name": "bash", "input": {"command": "ls"}}
+    odd = {"type": "tool_use", "id": "functions.Bash:0", "name": "bash", "input": {}}
+    raw = [
+        {"role": "user", "content": "go", "where": "line 1"},
+        {"role": "assistant", "content": [call], "where": "line 2"},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "one"}]},
+        {"role": "assistant", "content": [call, odd], "where": "line 4"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "functions.Bash:0", "content": "three"},
+                {"type": "tool_result", "tool_use_id": "c1", "content": "two"},
+            ],
+        },
+    ]
+    problems = []
+    out = normalize(raw, file="f", problems=problems)
     validate(out)
-    assert tool_use_blocks(out[1])[0]["input"] == {"command": "ls -a"}
-    assert tool_result_blocks(out[2])[0]["content"] == "a.py"
-    assert tool_use_blocks(out[3]) == []
+    assert [u["id"] for u in tool_use_blocks(out[3])] == ["c1_2", "functions_Bash_0"]
+    assert [(r["tool_use_id"], r["content"]) for r in tool_result_blocks(out[4])] == [
+        ("c1_2", "two"),
+        ("functions_Bash_0", "three"),
+    ]
+    assert [(p.where, p.rule) for p in problems] == [("line 4", "renamed_id"), ("line 4", "renamed_id")]
 
 
-def test_a_traj_without_history_is_a_clear_error(tmp_path):
-    path = tmp_path / "bad.traj"
-    path.write_text("{}")
-    with pytest.raises(ValueError, match="history"):
-        from_swe_agent(path)
+def test_the_same_id_twice_in_one_message_pairs_its_results_in_order():
+    call = {"type": "tool_use", "id": "x", "name": "bash", "input": {}}
+    raw = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [call, call]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "x", "content": c} for c in "ab"],
+        },
+    ]
+    out = normalize(raw)
+    assert [(r["tool_use_id"], r["content"]) for r in tool_result_blocks(out[2])] == [
+        ("x", "a"),
+        ("x_2", "b"),
+    ]
 
 
-@needs_data
-@pytest.mark.parametrize(
-    "path", sorted((DATA / "claude-code-transcripts").glob("*.jsonl")), ids=lambda p: p.name
-)
-def test_every_claude_code_file_in_the_shared_data_imports_in_strict_form(path):
-    out = from_claude_code(path)
-    validate(out)
-    assert len(out) >= 3
+def test_a_session_that_starts_with_the_assistant_keeps_it_behind_a_marked_user_message():
+    session = read_claude_code([record("assistant", "hello"), record("user", "hi")])
+    validate(session.messages)
+    assert texts(session.messages)[1:] == ["hello", "hi"]
+    assert rules(session) == [("line 1", "leading_assistant")]
 
 
-@needs_data
-@pytest.mark.parametrize(
-    "path", sorted((DATA / "swe-agent-trajectories").glob("*.traj")), ids=lambda p: p.name
-)
-def test_every_swe_agent_file_in_the_shared_data_imports_with_its_tool_calls(path):
-    out = from_swe_agent(path)
-    validate(out)
-    assert sum(len(tool_result_blocks(m)) for m in out) >= 4
-
-
-def test_load_session_picks_the_importer_by_suffix_and_names_a_file_it_cannot_read(tmp_path):
-    odd = tmp_path / "session.txt"
-    odd.write_text("{}")
-    with pytest.raises(ValueError, match="session.txt: not a session file"):
-        load_session(odd)
-    line = {"type": "user", "message": {"role": "user", "content": "hello"}}
-    (tmp_path / "a.jsonl").write_text(json.dumps(line) + "\n")
-    assert load_session(tmp_path / "a.jsonl") == from_claude_code(tmp_path / "a.jsonl")
-    assert "hello" in json.dumps(load_session(tmp_path / "a.jsonl"))
-
-
-def test_sessions_in_lists_every_session_file_of_a_folder_and_nothing_for_a_missing_one(tmp_path):
-    assert sessions_in(tmp_path / "absent") == []
-    line = {"type": "user", "message": {"role": "user", "content": "hello"}}
-    (tmp_path / "b.jsonl").write_text(json.dumps(line) + "\n")
-    (tmp_path / "notes.md").write_text("not a session")
-    assert [name for name, _ in sessions_in(tmp_path)] == ["b.jsonl"]
+def test_a_jsonl_file_with_no_messages_is_not_a_session(tmp_path):
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps({"type": "summary", "summary": "t", "leafUuid": "x"}) + "\n")
+    with pytest.raises(NotASession, match="meta.jsonl: not a session: no user or assistant records"):
+        load(path)

@@ -24,9 +24,9 @@ TIERS = {
     1: "offline.*",
     2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
     3: "pipeline recent_turns",
-    4: "shell tools agent backend session server_side importers importers.* replay.*",
+    4: "shell tools agent backend session server_side importers importers.*",
     5: "levels.*",
-    6: "widgets.* plots evaluate.*",
+    6: "widgets.* plots evaluate.* replay.*",  # replay runs evaluate's strategies and probes
     7: "course.*",
     8: "__init__ __main__",
 }

@@ -6,13 +6,15 @@ read back from the server's own arithmetic. The clock is the server's ``ManualCl
 
 from __future__ import annotations
 
+import copy
+
 import anthropic
 import pytest
 from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 
-from compaction.messages import assistant, text, user
+from compaction.messages import assistant, blocks, text, user
 from compaction.offline import OfflineServer
-from compaction.offline.caching import MIN_CACHEABLE_TOKENS, ManualClock
+from compaction.offline.caching import MIN_CACHEABLE_TOKENS, ManualClock, Prefix, PromptCache
 from compaction.tokens import estimate_tokens
 
 SYSTEM_TEXT = "You are a careful reviewer. " * 200  # about 1,200 tokens: cacheable on its own
@@ -166,3 +168,22 @@ def test_without_breakpoints_nothing_is_cached_and_the_course_figures_stay_as_th
         usage = ask(client, messages, tools=TOOLS).usage
         assert usage.input_tokens == total(messages, None)
         assert usage.cache_read_input_tokens == usage.cache_creation_input_tokens == 0
+
+
+def test_a_request_that_extends_an_equal_copy_of_the_last_one_reads_all_of_it(clock):
+    """The cache keys on what a prefix equals, not on how its objects happen to be shared."""
+    shown = [{**m, "content": blocks(m)} for m in tool_session(4)]
+    first = Prefix(MODEL, TOOLS, [], marked(shown))
+    extended = copy.deepcopy(shown) + [assistant(text("Done reading."))]  # equal, not identical objects
+    second = Prefix(MODEL, copy.deepcopy(TOOLS), [], marked(extended))
+
+    def tokens_to(k: int) -> int:
+        return 100 * (k + 1)  # any increasing count: the test is about which prefix is found
+
+    cache = PromptCache(clock, min_tokens=0)
+    cache.account(first, tokens_to, tokens_to(len(first.digests) - 1))
+    usage = cache.account(second, tokens_to, tokens_to(len(second.digests) - 1))
+    assert usage["cache_read_input_tokens"] == tokens_to(len(first.digests) - 1)
+    assert usage["cache_creation_input_tokens"] == tokens_to(len(second.digests) - 1) - tokens_to(
+        len(first.digests) - 1
+    )

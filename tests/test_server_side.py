@@ -128,9 +128,10 @@ def test_input_cost_reads_dicts_and_sdk_objects_alike():
     assert input_cost(response.usage) == response.usage.input_tokens
 
 
-def test_cache_breaks_counts_only_a_read_shorter_than_what_was_sent():
-    assert cache_breaks([100, 150, 90, 120], [0, 100, 50, 90]) == [2]
-    assert cache_breaks([], []) == [] and cache_breaks([5], [0]) == []
+def test_cache_breaks_counts_only_a_read_shorter_than_what_the_call_before_left_in_the_cache():
+    assert cache_breaks([0, 1100, 500, 1200], [1100, 400, 700, 0]) == [2]  # read 500 of 1,500 left
+    assert cache_breaks([0, 0, 0, 1100], [0, 0, 1100, 300]) == []  # under the minimum: nothing left to break
+    assert cache_breaks([], []) == [] and cache_breaks([0], [5000]) == []
 
 
 def test_client_keeps_the_users_words_and_each_changed_file_once():

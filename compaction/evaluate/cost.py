@@ -16,6 +16,8 @@ limit on how far before a breakpoint the API searches for an entry, the minimum 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,29 +77,61 @@ def framing_tokens(system: Any = None, tools: Any = None) -> int:
     return estimate_tokens([], "tiktoken", system=system, tools=tools) if system or tools else 0
 
 
-def _starts_with(request: tuple, entry: tuple) -> bool:
-    if len(entry) > len(request):
-        return False
-    return all(a is b or a == b for a, b in zip(entry, request, strict=False))
+class Fingerprints:
+    """A digest per message dict, computed once: equal messages share it (messages are never mutated)."""
+
+    def __init__(self):
+        self._seen: dict[int, tuple[Mapping, bytes]] = {}  # id(message) -> (message, digest)
+
+    def __call__(self, message: Mapping[str, Any]) -> bytes:
+        hit = self._seen.get(id(message))
+        if hit is None or hit[0] is not message:
+            canonical = json.dumps(message, sort_keys=True, separators=(",", ":"), default=str)
+            hit = (message, hashlib.blake2b(canonical.encode(), digest_size=16).digest())
+            self._seen[id(message)] = hit
+        return hit[1]
+
+
+class Prefixes:
+    """The cache entries written so far, as a trie of message digests per framing key.
+
+    Finding the longest entry a request starts with walks the request once, instead of comparing
+    it with every earlier entry, so a long session is priced in time linear in what it sends.
+    """
+
+    def __init__(self):
+        self._roots: dict[str, list] = {}  # framing key -> [children by digest, an entry ends here]
+
+    def longest(self, key: str, prints: Sequence[bytes]) -> int:
+        """How many leading messages of a request the longest matching entry covers."""
+        node, best = self._roots.get(key), 0
+        for depth, digest in enumerate(prints, 1):
+            if node is None:
+                break
+            node = node[0].get(digest)
+            if node is not None and node[1]:
+                best = depth
+        return best
+
+    def add(self, key: str, prints: Sequence[bytes]) -> None:
+        """Record an entry: the request's messages, in order."""
+        node = self._roots.setdefault(key, [{}, False])
+        for digest in prints:
+            node = node[0].setdefault(digest, [{}, False])
+        node[1] = True
 
 
 def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
     """Price a session's requests, in order, under the cache model of this module."""
     tokens = tokens or Tokens()
+    fingerprint, entries = Fingerprints(), Prefixes()
     cost = Cost()
-    entries: list[tuple[str, tuple]] = []  # (framing key, messages) written so far, newest last
     framings: set[str] = set()
-    previous_agent: tuple | None = None
+    previous_agent: list[bytes] | None = None
     for request in requests:
         sizes = [tokens(m) for m in request.messages]
-        hit = max(
-            (
-                len(msgs)
-                for key, msgs in entries
-                if key == request.key and _starts_with(request.messages, msgs)
-            ),
-            default=0,
-        )
+        prints = [fingerprint(m) for m in request.messages]
+        hit = entries.longest(request.key, prints)
         framing_read = request.key in framings
         read = (request.framing if framing_read else 0) + sum(sizes[:hit])
         written = (0 if framing_read else request.framing) + sum(sizes[hit:])
@@ -107,10 +141,10 @@ def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
         cost.written += written
         cost.per_request.append(CACHE_READ * read + CACHE_WRITE * written)
         if not request.summary:
-            if previous_agent is not None and not _starts_with(request.messages, previous_agent):
+            if previous_agent is not None and prints[: len(previous_agent)] != previous_agent:
                 cost.breaks += 1
                 cost.rewritten += sum(sizes[hit:])
-            previous_agent = request.messages
+            previous_agent = prints
         framings.add(request.key)
-        entries.append((request.key, request.messages))
+        entries.add(request.key, prints)
     return cost

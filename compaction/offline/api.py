@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import threading
 from typing import Any
 
 from compaction.messages import blocks
 from compaction.offline import scenario, server_compaction
-from compaction.offline.caching import PromptCache
+from compaction.offline.caching import PromptCache, canonical
 from compaction.offline.context_config import ClearToolUses, Compact
 from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
@@ -43,7 +42,7 @@ HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-orga
 
 def _key(value: Any) -> bytes:
     """A short digest of a JSON-decoded value; equal digests mean equal values."""
-    return hashlib.blake2b(marshal.dumps(value), digest_size=16).digest()
+    return hashlib.blake2b(canonical(value), digest_size=16).digest()
 
 
 class TokenCounts:
@@ -149,7 +148,7 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
     if compact is not None and used > compact.trigger:
         summary_request = server_compaction.summary_request(view, compact.instructions)
         block = server_compaction.compaction_block(summary_request)
-        iterations.append(
+        iterations.append(  # uncached: the server's own choice (see server_compaction)
             {
                 "type": "compaction",
                 "input_tokens": counts.count(summary_request, request.system, request.tools),

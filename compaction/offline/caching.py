@@ -25,7 +25,7 @@ each other's entries.
 from __future__ import annotations
 
 import hashlib
-import marshal
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -93,8 +93,20 @@ class Prefix:
         return found
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # ASCII escapes: its fastest path
+
+
+def canonical(value: object) -> bytes:
+    """The bytes of a JSON value that depend only on what it equals: sorted keys, no spaces, ASCII.
+
+    (``marshal.dumps`` is no such form: its bytes follow how objects are shared and referenced, so
+    two equal requests, one a deep copy of the other, could hash apart and miss the cache.)
+    """
+    return _CANONICAL.encode(value).encode("ascii")
+
+
 def _chain(digest: bytes, value: object) -> bytes:
-    return hashlib.blake2b(digest + marshal.dumps(value), digest_size=16).digest()
+    return hashlib.blake2b(digest + canonical(value), digest_size=16).digest()
 
 
 def _field(where: str, i: int, j: int) -> str:

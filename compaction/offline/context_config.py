@@ -9,8 +9,9 @@ keeps the thinking of the last assistant turn (same page), ``compact_20260112`` 
 https://platform.claude.com/docs/en/build-with-claude/compaction). A wrong shape is a 400 that
 names the field in pydantic's words (``context_management.edits.0.keep.value: Input should be a
 valid integer``), the form the API uses for its other field errors; the exact texts for the beta
-header and the unknown tag are the server's own. Deliberately left out: the compaction trigger's
-documented minimum of 50,000 tokens (the course's windows are scaled down to a few thousand).
+header and the unknown tag are the server's own. Deliberately left out: any lower bound the real
+API may set on the compaction trigger (the SDK's types state none, and the course's windows are
+scaled down to a few thousand tokens).
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ its full history; and clearing "invalidates cached prompt prefixes" from the cle
 removes thinking blocks from all but the last ``keep`` assistant turns.
 
 The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
-the newest tool uses of every tool, and an excluded tool's older uses are skipped, not counted; a
-turn made only of thinking keeps it (an empty turn would be refused). How the API decides when
+the newest tool uses of every tool, excluded tools included (an excluded use among the newest
+``keep`` takes one of the kept places); the uses of an excluded tool are never cleared ("Tool
+names whose uses are preserved from clearing", SDK ``exclude_tools``), and, never cleared, they
+always count toward a ``tool_uses`` trigger; a round that would remove no tokens does not happen;
+a turn made only of thinking keeps it (an empty turn would be refused). How the API decides when
 to clear again is not documented; the docs do say that after a clear "subsequent requests can
 reuse the newly cached prefix", which a stateless server can only honour by clearing in rounds:
 the conversation is replayed turn by turn, and a new round clears only when the context *as
@@ -46,8 +49,10 @@ def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[
     """(messages after the edit, its applied_edits entry or None when it did not apply).
 
     Clearing happens in rounds, replayed from the start of the conversation: after each user turn,
-    if the context as already cleared exceeds the trigger, every tool use but the newest ``keep``
-    is cleared, provided that removes at least ``clear_at_least`` more tokens. Between rounds the
+    if the context as already cleared exceeds the trigger (``input_tokens``: its tokens;
+    ``tool_uses``: the tool uses sent and not cleared), every tool use but the newest ``keep`` and
+    those of excluded tools is cleared, provided that removes more than 0 and at least
+    ``clear_at_least`` more tokens. Between rounds the
     cleared prefix stays the same, so later requests read it from the cache.
     """
     uses = tool_uses(messages)

@@ -8,7 +8,12 @@ on with the compacted context; with ``pause_after_compaction`` it stops after th
 drops all message blocks prior to the compaction block". ``usage.iterations`` reports the
 compaction and the message iteration apart, and the compaction's tokens are not in the top-level
 ``usage`` (SDK ``BetaUsage.iterations``). A block whose content is null is a no-op (SDK
-``BetaCompactionBlock``).
+``BetaCompactionBlock``). The SDK says a ``compaction`` entry measures the summarizing request
+itself, whose counts "can be much smaller than that closed context", and gives it cache fields
+(``BetaCompactionIterationUsage``); how the real API builds and caches that request is not
+documented. The offline server's own choice: the request is the conversation plus the summary
+prompt (``summary_request``), reported as uncached input (cache read and write 0), so its entry
+is larger than the context it closes and its cost an upper bound.
 
 The offline summary comes from ``compaction.offline.summarizer`` (extractive, the course's nine
 sections), asked with the course's own summary prompt; ``instructions`` join that prompt and count

@@ -17,6 +17,7 @@ import html
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,12 @@ def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:
         except Exception as exc:  # noqa: BLE001 - a learner's bug is a failed check, not a crash
             where = traceback.extract_tb(exc.__traceback__)[-1]
             report.results.append(
-                CheckResult(name, False, f"raised {type(exc).__name__}: {exc} (line {where.lineno})")
+                CheckResult(
+                    name,
+                    False,
+                    f"raised {type(exc).__name__}: {exc} "
+                    f"(in {where.name}, {Path(where.filename).name} line {where.lineno})",
+                )
             )
         else:
             report.results.append(CheckResult(name, True))

@@ -1,5 +1,7 @@
-"""Checks for chapter 14 (the API's own context management): cache breaks, budgets, predictions.
+"""Checks for chapter 14 (the API's own context management): the edit, cache breaks, budgets, predictions.
 
+``check_clear_edit`` holds the chapter's edit builder to whole-token values of the window, the
+SDK's field shapes, and the offline server's acceptance.
 ``check_cache_breaks`` is differential against ``server_side.cache_breaks`` on recorded and
 handmade ledgers. ``check_edits_for_budget`` runs the offline agent under the learner's edits and
 holds the session to a budget of cache breaks without overflowing. ``check_predict_cleared``
@@ -17,7 +19,7 @@ from compaction.backend import connect
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.messages import assistant, text, tool_result, tool_use, user
-from compaction.server_side import cache_breaks, client_keeps, run_session
+from compaction.server_side import Ledger, cache_breaks, client_keeps, run_session
 
 WINDOW = 8_000
 TURNS = 50
@@ -28,37 +30,105 @@ TOOLS = [
 CONTEXT_BETA = "context-management-2025-06-27"
 
 
-# ---------------------------------------------------------------- cache breaks
+# ---------------------------------------------------------------- the chapter's edit
 
 
-LEDGERS = [  # (name, sent per call, read per call)
-    ("no calls", [], []),
-    ("one call", [5000], [0]),
-    ("all appended", [1000, 1500, 2100], [0, 1000, 1500]),
-    ("read exactly what was sent is no break", [2000, 2600], [0, 2000]),
-    ("one token less is a break", [2000, 2600], [0, 1999]),
-    ("a cleared round in the middle", [4000, 4500, 2600, 3100, 3600], [0, 4000, 1200, 2600, 3100]),
-    ("an expired cache reads nothing", [3000, 3400, 3800], [0, 3000, 0]),
+EDIT_CASES = [  # (name, window, keyword arguments, trigger, keep, clear_at_least or 0 for none)
+    ("a quarter of 8,000, keep 3 by default", 8_000, {"at": 0.25}, 2_000, 3, 0),
+    (
+        "keep and clear_at_least as asked",
+        8_000,
+        {"at": 0.625, "keep": 2, "at_least": 0.3125},
+        5_000,
+        2,
+        2_500,
+    ),
+    ("a real window: half of 200,000, keep 5", 200_000, {"at": 0.5, "keep": 5}, 100_000, 5, 0),
+    ("whole tokens: a quarter of 7,999", 7_999, {"at": 0.25, "at_least": 0.1}, 1_999.75, 3, 799.9),
 ]
 
 
-def _same_breaks(fn: Callable, sent: list, read: list) -> None:
-    got = fn(list(sent), list(read))
-    want = cache_breaks(sent, read)
-    assert list(got) == want, f"calls {want} broke the cache, not {list(got)} (sent {sent}, read {read})"
+def _tokens(edit: dict, key: str, want: float) -> None:
+    value = (edit.get(key) or {}).get("value", 0)
+    kind = (edit.get(key) or {}).get("type", "input_tokens")
+    assert kind == "input_tokens", f"{key}.type should be 'input_tokens', not {kind!r}"
+    assert isinstance(value, int), f"{key}.value should be a whole number of tokens, not {value!r}"
+    assert abs(value - want) < 1, f"{key}.value should be {want:,.2f} rounded to a whole token, not {value:,}"
+
+
+def _builds(fn: Callable, window: int, kwargs: dict, trigger: float, keep: int, at_least: float) -> None:
+    edit = fn(window, **kwargs)
+    assert isinstance(edit, dict), f"return one edit (a dict), not {type(edit).__name__}"
+    assert edit.get("type") == "clear_tool_uses_20250919", f"type should be clear_tool_uses_20250919: {edit}"
+    _tokens(edit, "trigger", trigger)
+    assert edit.get("keep") == {"type": "tool_uses", "value": keep}, (
+        f"keep should be {{'type': 'tool_uses', 'value': {keep}}}, not {edit.get('keep')!r}"
+    )
+    _tokens(edit, "clear_at_least", at_least)
+    extra = set(edit) - {"type", "trigger", "keep", "clear_at_least"}
+    assert not extra, f"unexpected fields {sorted(extra)}"
+    connect().beta.messages.count_tokens(  # the offline server refuses a malformed edit with a 400
+        model="offline",
+        messages=[user("Hello.")],
+        betas=[CONTEXT_BETA],
+        context_management={"edits": [edit]},
+    )
+
+
+def check_clear_edit(fn: Callable) -> CheckReport:
+    """Chapter 14's ``clear_edit``: the trigger and clear_at_least as whole tokens of the window."""
+    cases = [(name, lambda c=c: _builds(fn, *c)) for name, *c in EDIT_CASES]
+    return run_cases("clear_edit", cases)
+
+
+# ---------------------------------------------------------------- cache breaks
+
+
+LEDGERS = [  # (name, cache read per call, cache written per call)
+    ("no calls", [], []),
+    ("one call", [0], [5000]),
+    ("all appended", [0, 1100, 1500], [1100, 400, 600]),
+    ("read exactly what was left is no break", [0, 2000], [2000, 600]),
+    ("one token less is a break", [0, 1999], [2000, 601]),
+    ("a cleared round in the middle", [0, 4000, 1200, 2600, 3100], [4000, 500, 1400, 500, 500]),
+    ("an expired cache reads nothing", [0, 3000, 0], [3000, 400, 3800]),
+    ("prompts under the cache minimum leave nothing to break", [0, 0, 0, 1100], [0, 0, 1100, 400]),
+    ("what a call read and wrote are both left in the cache", [0, 1500, 1500], [1500, 600, 700]),
+]
+
+
+def _same_breaks(fn: Callable, read: list, written: list) -> None:
+    got = fn(list(read), list(written))
+    want = cache_breaks(read, written)
+    assert list(got) == want, (
+        f"calls {want} broke the cache, not {list(got)} (read {read}, written {written})"
+    )
 
 
 def check_cache_breaks(fn: Callable, recorded: list[tuple[list, list]] = ()) -> CheckReport:
-    """The chapter's function: the calls that read less than the call before them sent."""
-    cases = [(name, lambda s=s, r=r: _same_breaks(fn, s, r)) for name, s, r in LEDGERS]
+    """The chapter's function: the calls that read back less than the call before them left in the cache."""
+    cases = [(name, lambda r=r, w=w: _same_breaks(fn, r, w)) for name, r, w in LEDGERS]
     cases += [
-        (f"a recorded session of {len(s)} calls", lambda s=s, r=r: _same_breaks(fn, s, r))
-        for s, r in recorded
+        (f"a recorded session of {len(r)} calls", lambda r=r, w=w: _same_breaks(fn, r, w))
+        for r, w in recorded
     ]
     return run_cases("cache_breaks", cases)
 
 
 # ---------------------------------------------------------------- a budget of cache breaks
+
+
+BUDGETS = (4, 2)
+
+
+def _why(ledger: Ledger, call: int) -> str:
+    """One break and its cause: the clearing round at that call, or nothing newly cleared."""
+    before, now = ledger.cleared[call - 1], ledger.cleared[call]
+    left = ledger.read[call - 1] + ledger.written[call - 1]
+    cause = (
+        f"a clearing round, {before} -> {now} tool uses cleared" if now != before else "nothing newly cleared"
+    )
+    return f"call {call} read back {ledger.read[call]:,} of the {left:,} tokens cached before it ({cause})"
 
 
 def _within_budget(fn: Callable, budget: int) -> None:
@@ -69,13 +139,18 @@ def _within_budget(fn: Callable, budget: int) -> None:
     ledger, result = run_session(edits, window=WINDOW, turns=TURNS)
     assert result.error is None, f"the session ended early at call {len(ledger.sent)}: {result.error}"
     breaks = ledger.cache_breaks()
-    assert len(breaks) <= budget, f"{len(breaks)} cache breaks (calls {breaks}), budget {budget}"
+    more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
+    assert len(breaks) <= budget, (
+        f"{len(breaks)} cache breaks, budget {budget}: "
+        + "; ".join(_why(ledger, i) for i in breaks[:3])
+        + more
+    )
     assert sum(ledger.cleared) > 0, "nothing was ever cleared"
 
 
 def check_edits_for_budget(fn: Callable) -> CheckReport:
     """Exercise 1: a 50-call session in an 8,000-token window, at most ``budget`` cache breaks."""
-    cases = [(f"budget of {b} breaks", lambda b=b: _within_budget(fn, b)) for b in (8, 6)]
+    cases = [(f"budget of {b} breaks", lambda b=b: _within_budget(fn, b)) for b in BUDGETS]
     return run_cases("edits_for_budget", cases)
 
 
@@ -140,8 +215,10 @@ def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
     session = review_session(n, names)
     got = fn(copy.deepcopy(session), copy.deepcopy(edit))
     want = server_cleared(session, edit)
+    excluded = f", exclude_tools {edit['exclude_tools']}" if edit.get("exclude_tools") else ""
     assert got == want, (
-        f"{n} tool uses, {edit['trigger']}, keep {edit['keep']['value']}: the server clears {want}, not {got}"
+        f"{n} tool uses ({', '.join(names)} in turn), trigger {edit['trigger']['value']} tool uses, "
+        f"keep {edit['keep']['value']}{excluded}: the server clears {want}, not {got}"
     )
 
 
@@ -160,8 +237,35 @@ def _keeps_the_same(fn: Callable, session: list) -> None:
     want = client_keeps(session)
     assert given == session, "the input list was changed"
     assert isinstance(got, dict) and set(got) == set(want), f"return a dict with keys {sorted(want)}"
-    for key in want:
-        assert got[key] == want[key], f"{key}: expected {want[key]!r}, got {got[key]!r}"
+    for key in want:  # the first differing key, shortly: what is extra, what is missing
+        assert got[key] == want[key], f"{key}: {_short_diff(got[key], want[key])}"
+
+
+def _clip(value: object, width: int = 60) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def _short_diff(got: object, want: list) -> str:
+    """What a list has that it should not, what it lacks, or where its order first departs."""
+    if not isinstance(got, list):
+        return f"expected a list of {len(want)} strings, got {type(got).__name__} {_clip(got)}"
+    extra = [g for g in got if g not in want]
+    missing = [w for w in want if w not in got]
+    parts = []
+    if extra:
+        parts.append(f"{len(extra)} extra, first {_clip(extra[0])}")
+    if missing:
+        parts.append(f"{len(missing)} missing, first {_clip(missing[0])}")
+    if not parts:
+        at = next(
+            (i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), min(len(got), len(want))
+        )
+        parts.append(
+            f"same items, but at {at} expected {_clip(want[at]) if at < len(want) else 'the end'}, "
+            f"got {_clip(got[at]) if at < len(got) else 'the end'} ({len(got)} items, {len(want)} expected)"
+        )
+    return "; ".join(parts)
 
 
 def mixed_session() -> list[dict]:

@@ -1,11 +1,11 @@
-"""Checks for chapter 09 (compression levels): a grep condenser, phase ends, files modified.
+"""Checks for chapters 11 and 12 (compression levels): a grep condenser, files modified, phase ends.
 
 Sample outputs here are generated from a seed (the same text every run) in the four formats the
 condensers know: a grep, a pytest run, an application log and a listing, each 500 lines or more.
 ``fix_session`` is a scripted session on the practice project with real tool outputs. The checks
 compare a learner's function with the package's on these and on the course sessions, and add
 targeted cases that known-wrong answers fail. Deliberately left out: the signals of
-``compaction.levels.signals``, which the chapter shows but does not ask the learner to rebuild.
+``compaction.levels.signals``, which chapter 12 shows but does not ask the learner to rebuild.
 """
 
 from __future__ import annotations

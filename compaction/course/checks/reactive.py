@@ -1,22 +1,33 @@
-"""Checks for chapter 07 (reactive): recognising "prompt is too long", and the pair-safe tail.
+"""Checks for chapter 09 (reactive compaction): the refusals, the reactive layer, and its tail.
 
-``check_is_prompt_too_long`` builds the SDK's real exceptions (400, 413, 429, 500, a timeout) and
-plain ones; ``check_pair_safe_tail`` compares with the package on every course session and every
-``keep``, and rejects a tail that starts with an orphan tool result. Deliberately left out: the
-summary call, which chapter 06 checks.
+``check_is_prompt_too_long`` builds the SDK's real exceptions (the two 400 refusals of a request too
+big for the window, a 413, other 400s, 429, 500, 529, a timeout) and plain ones.
+``check_reactive_layer`` runs a learner's layer on the course sessions against the offline model:
+the transcript of the whole list first, then one summary message followed by a tail that is the end
+of the list, starts at an assistant message and is kept verbatim (thinking blocks and all).
+``check_tokens_over`` and ``check_tail_within`` are the exercises: how many tokens a refusal says
+are too many, and the longest pair-safe tail within a token budget. ``check_pair_safe_tail`` compares
+a tail by message count with the package's. Deliberately left out: the retry in the agent loop,
+which the chapter shows rather than asks for.
 """
 
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 import anthropic
 
+from compaction.api_errors import is_prompt_too_long, tokens_over
+from compaction.backend import connect
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
-from compaction.messages import is_tool_result_message, validate
-from compaction.reactive import is_prompt_too_long, pair_safe_tail
+from compaction.course.checks.summarize import WatchingClient
+from compaction.messages import InvalidConversation, is_tool_result_message, validate
+from compaction.reactive import pair_safe_tail
+from compaction.tokens import estimate_tokens
 
 try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
     import httpx2 as httpx
@@ -31,7 +42,7 @@ def api_error(status: int, message: str, kind: str = "invalid_request_error") ->
     response = httpx.Response(status, json=body, request=request)
     classes = {
         400: anthropic.BadRequestError,
-        413: getattr(anthropic, "RequestTooLargeError", anthropic.APIStatusError),
+        413: getattr(anthropic, "ContentTooLargeError", anthropic.APIStatusError),
         429: anthropic.RateLimitError,
         500: anthropic.InternalServerError,
         529: getattr(anthropic, "OverloadedError", anthropic.InternalServerError),
@@ -39,13 +50,25 @@ def api_error(status: int, message: str, kind: str = "invalid_request_error") ->
     return classes.get(status, anthropic.APIStatusError)(message, response=response, body=body)
 
 
+CONTEXT_LIMIT = (
+    "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, "
+    "decrease input length or `max_tokens` and try again"
+)
 ERRORS = {
     "400 prompt is too long": lambda: api_error(400, "prompt is too long: 213021 tokens > 200000 maximum"),
-    "413 request too large": lambda: api_error(413, "Request exceeds the maximum size", "request_too_large"),
+    "400 input length and max_tokens exceed context limit": lambda: api_error(400, CONTEXT_LIMIT),
+    "413 request too large": lambda: api_error(
+        413, "Request exceeds the maximum allowed number of bytes.", "request_too_large"
+    ),
     "400 unpaired tool_use": lambda: api_error(
         400, "messages.125: `tool_use` ids were found without `tool_result` blocks immediately after"
     ),
-    "400 max_tokens too large": lambda: api_error(400, "max_tokens: 999999 > 64000, the maximum"),
+    "400 max_tokens too large": lambda: api_error(
+        400, "max_tokens: 999999 > 64000, which is the maximum allowed number of output tokens"
+    ),
+    "400 context limit named in another error": lambda: api_error(
+        400, "messages.3.content.0.text: the text mentions 'exceed context limit' and is invalid"
+    ),
     "429 rate limit": lambda: api_error(
         429, "Number of request tokens has exceeded your rate limit", "rate_limit"
     ),
@@ -58,13 +81,19 @@ ERRORS = {
 
 
 def check_is_prompt_too_long(fn: Callable[[BaseException], bool]) -> CheckReport:
-    """``fn(error)`` is True for a 400 "prompt is too long" and a 413, False for everything else."""
+    """``fn(error)`` is True for the API's refusals of a request too big for the window, else False."""
 
     def case_for(make):
         def case():
             error = make()
             got, want = fn(error), is_prompt_too_long(error)
-            assert got is want or got == want, f"returned {got!r}, expected {want!r}"
+            if got is want or got == want:
+                return
+            status = getattr(error, "status_code", None)
+            what = f"HTTP {status}" if status else type(error).__name__
+            message = str(getattr(error, "message", error))[:70]
+            verdict = "it is a refusal of a request too big for the window" if want else "it is not one"
+            raise AssertionError(f"{what} {message!r}: returned {got!r}, but {verdict}")
 
         return case
 
@@ -73,7 +102,6 @@ def check_is_prompt_too_long(fn: Callable[[BaseException], bool]) -> CheckReport
 
 def _handmade_tails() -> list[list[dict]]:
     """Targeted lists: parallel calls, a user text turn, the first message alone."""
-
     session = handmade_session()
     return [session, session[:-1], session[:2] + [session[2]], session[:1]]
 
@@ -118,3 +146,209 @@ def check_pair_safe_tail(fn: Callable[[list[dict], int], list[dict]]) -> CheckRe
             ("keeps at least keep messages, from the end", keeps_enough),
         ],
     )
+
+
+# ---------------------------------------------------------------- the chapter's reactive layer
+
+
+def thinking_session() -> list[dict]:
+    """The handmade session whose assistant messages think first (extended thinking, signed blocks)."""
+    out = []
+    for i, message in enumerate(handmade_session()):
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            thought = {"type": "thinking", "thinking": f"step {i}: what next?", "signature": f"sig-{i:03d}"}
+            message = {**message, "content": [thought, *message["content"]]}
+        out.append(message)
+    return out
+
+
+def check_reactive_layer(fn: Callable[..., list[dict]]) -> CheckReport:
+    """``fn(messages, *, client, transcript_dir)``: transcript first, then a summary and a pair-safe tail."""
+    client = connect("offline", context_window=1_000_000)
+    sessions = {f"session {i} ({len(s)} messages)": s for i, s in enumerate(course_sessions(), 1)}
+    sessions["the handmade session with thinking blocks"] = thinking_session()
+    runs: dict[str, tuple] = {}
+
+    def run(name: str) -> tuple:
+        if name not in runs:
+            messages = sessions[name]
+            folder = Path(tempfile.mkdtemp(prefix="check-reactive-"))
+            watching = WatchingClient(client, folder / "transcripts", copy.deepcopy(messages))
+            before = copy.deepcopy(messages)
+            try:
+                got = fn(messages, client=watching, transcript_dir=folder / "transcripts")
+            except NotImplementedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - each case of this session reports it
+                got = exc
+            runs[name] = (messages, before, got, watching)
+        messages, before, got, watching = runs[name]
+        if isinstance(got, Exception):
+            raise AssertionError(f"{name}: raised {type(got).__name__}: {got}")
+        assert isinstance(got, list) and len(got) >= 2, (
+            f"{name}: expected a summary message and a tail, got {type(got).__name__} "
+            f"of length {len(got) if isinstance(got, list) else '-'}"
+        )
+        return messages, before, got, watching
+
+    def each(rule: Callable[..., None]) -> Callable[[], None]:
+        def case() -> None:
+            for name in sessions:
+                rule(name, *run(name))
+
+        return case
+
+    def transcript_first(name, messages, before, got, watching):
+        assert watching.saved(), f"{name}: no file in transcript_dir reads back as the whole list"
+        assert watching.calls and watching.calls[0][1], (
+            f"{name}: the summary was asked for before the whole list was on disk"
+        )
+
+    def summary_then_tail(name, messages, before, got, watching):
+        tail = got[1:]
+        assert got[0].get("role") == "user", f"{name}: the first message must be the summary, a user message"
+        assert tail == before[len(before) - len(tail) :], (
+            f"{name}: messages 1-{len(got) - 1} of the result are not the last {len(tail)} messages of "
+            "the input, unchanged"
+        )
+
+    def starts_at_assistant(name, messages, before, got, watching):
+        assert got[1].get("role") == "assistant", (
+            f"{name}: the tail starts with a {got[1].get('role')} message; start it at an assistant "
+            "message, or its tool_result loses its tool_use"
+        )
+        try:
+            validate(got)
+        except InvalidConversation as exc:
+            raise AssertionError(f"{name}: the result breaks the strict form: {exc}") from None
+
+    def keeps_last_assistant(name, messages, before, got, watching):
+        last = max(i for i, m in enumerate(before) if m["role"] == "assistant")
+        assert before[last] in got[1:], (
+            f"{name}: the newest assistant message ({last}) is not in the tail unchanged; with extended "
+            "thinking its thinking blocks must go back complete"
+        )
+
+    def smaller(name, messages, before, got, watching):
+        size, after = estimate_tokens(before, "tiktoken"), estimate_tokens(got, "tiktoken")
+        if size < 2_000:  # a short list: its summary may well be longer than what it replaces
+            return
+        assert after < size, f"{name}: {size:,} tokens before, {after:,} after; nothing was saved"
+
+    def untouched(name, messages, before, got, watching):
+        assert messages == before, f"{name}: the input list was changed; build a new list instead"
+
+    return run_cases(
+        "reactive layer",
+        [
+            ("writes the whole list to a transcript, before the summary call", each(transcript_first)),
+            ("returns a summary message, then the end of the list unchanged", each(summary_then_tail)),
+            ("the tail starts at an assistant message; the result is valid", each(starts_at_assistant)),
+            ("the newest assistant message stays, thinking blocks and all", each(keeps_last_assistant)),
+            ("the result is smaller than a long input", each(smaller)),
+            ("leaves the input list unchanged", each(untouched)),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- a tail within a token budget
+
+
+def tail_within(messages: list[dict], max_tokens: int) -> list[dict]:
+    """The check's reference: the longest pair-safe tail within ``max_tokens`` (tiktoken), or []."""
+    for start in range(1, len(messages)):
+        if messages[start].get("role") == "assistant":
+            if estimate_tokens(messages[start:], "tiktoken") <= max_tokens:
+                return list(messages[start:])
+    return []
+
+
+def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckReport:
+    """``fn(messages, max_tokens)`` is the longest pair-safe tail within the budget, as the reference."""
+    lists = [s for s in course_sessions() + _handmade_tails() if s]
+
+    def budgets(messages):
+        sizes = sorted({estimate_tokens(messages[i:], "tiktoken") for i in range(1, len(messages))})
+        return sorted({0, 1, *sizes[:3], *(n - 1 for n in sizes[:3]), *sizes[-2:], 10**6})
+
+    def identical():
+        for messages in lists:
+            for budget in budgets(messages):
+                before = copy.deepcopy(messages)
+                got, want = fn(messages, budget), tail_within(messages, budget)
+                assert messages == before, "the input list was changed; return a new list"
+                if got == want:
+                    continue
+                size = estimate_tokens(got, "tiktoken") if isinstance(got, list) else None
+                if isinstance(got, list) and got and size > budget:
+                    raise AssertionError(
+                        f"max_tokens={budget} on a {len(messages)}-message list: your tail is {size:,} tokens"
+                    )
+                raise AssertionError(
+                    f"max_tokens={budget} on a {len(messages)}-message list: got {len(got)} messages, the "
+                    f"longest pair-safe tail within it has {len(want)}"
+                )
+
+    def pair_safe():
+        for messages in lists:
+            for budget in budgets(messages):
+                tail = fn(messages, budget)
+                if tail:
+                    assert tail[0].get("role") == "assistant", (
+                        f"max_tokens={budget}: the tail starts with a {tail[0].get('role')} message"
+                    )
+                    assert tail == messages[len(messages) - len(tail) :], (
+                        "the tail must be the end of the list"
+                    )
+                    assert len(tail) < len(messages), "the tail must leave the first message to the summary"
+
+    return run_cases(
+        "tail_within",
+        [
+            ("the longest pair-safe tail within the budget, on every course session", identical),
+            ("starts at an assistant message, at the end of the list, never the whole list", pair_safe),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- how many tokens too many
+
+OVER = {
+    **ERRORS,
+    "400 prompt is too long by one token": lambda: api_error(
+        400, "prompt is too long: 200001 tokens > 200000 maximum"
+    ),
+    "400 context limit, the answer's room decides": lambda: api_error(
+        400,
+        "input length and `max_tokens` exceed context limit: 150000 + 64000 > 200000, decrease input length "
+        "or `max_tokens` and try again",
+    ),
+    "400 the words without numbers": lambda: api_error(400, "prompt is too long"),
+    "500 with the words and numbers": lambda: api_error(
+        500, "prompt is too long: 10 tokens > 5 maximum", "api_error"
+    ),
+}
+
+
+def check_tokens_over(fn: Callable[[BaseException], int | None]) -> CheckReport:
+    """``fn(error)``: how many tokens over the window a refusal says, or None, as the package."""
+
+    def case_for(make):
+        def case():
+            error = make()
+            got, want = fn(error), tokens_over(error)
+            if got == want and type(got) is type(want):
+                return
+            message = str(getattr(error, "message", error))[:110]
+            status = getattr(error, "status_code", None)
+            if want is None and status not in (None, 400):
+                raise AssertionError(
+                    f"HTTP {status} {message!r}: returned {got!r}; only a 400 refusal names a count"
+                )
+            if want is None:
+                raise AssertionError(f"{message!r}: returned {got!r}; no count in this error; expected None")
+            raise AssertionError(f"{message!r}: returned {got!r}, expected {want:,} tokens over")
+
+        return case
+
+    return run_cases("tokens_over", [(name, case_for(make)) for name, make in OVER.items()])

@@ -1,21 +1,36 @@
-"""Checks for chapter 06 (summarize): the summary request, stripping the analysis, reading the answer.
+"""Checks for chapter 07 (the transcript and the summary): the summary layer, the analysis, the answer.
 
-Each check compares the learner's function with the package's on the course sessions and on
-targeted cases: a list that ends with tool results, one that ends with an assistant reply, an
-unclosed analysis, an answer that calls a tool. Deliberately left out: the model call itself and
-file restoration, which the chapter shows rather than asks for.
+``check_summary_layer`` runs the summary layer a learner builds in the chapter on the course
+sessions against the offline model, watching the calls: the transcript must be on disk before the
+summary is asked for, the request must keep the strict form with the prompt last, and the result
+must be one valid user message holding the summary (not the analysis) and naming the transcript.
+``check_with_summary_prompt``, ``check_strip_analysis`` and ``check_summary_from_blocks`` compare a
+learner's piece with the package's on the course sessions and on targeted answers (two analyses,
+an unclosed one, an answer that calls a tool). Deliberately left out: fitting an over-long summary
+request and file restoration (chapter 08).
 """
 
 from __future__ import annotations
 
 import copy
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+from compaction.backend import connect
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import is_valid, validate
-from compaction.summarize import NO_TOOLS_HEAD, SummaryFailed, strip_analysis, summary_from_blocks
+from compaction.messages import InvalidConversation, is_valid, text_of, validate
+from compaction.summarize import (
+    NO_TOOLS_HEAD,
+    SummaryFailed,
+    extract_summary,
+    strip_analysis,
+    summary_from_blocks,
+)
 from compaction.summary_request import with_summary_prompt
+from compaction.transcript import TranscriptError, read_transcript
 
 ANSWERS = [
     "<analysis>first I read calc.py</analysis>\n<summary>1. Primary Request and Intent: fix add</summary>",
@@ -74,11 +89,30 @@ def check_strip_analysis(fn: Callable[[str], str]) -> CheckReport:
     def case_for(answer):
         def case():
             got, want = fn(answer), strip_analysis(answer)
-            assert got == want, f"for {answer[:40]!r}... got {got[:60]!r}, expected {want[:60]!r}"
+            assert isinstance(got, str), f"returned {type(got).__name__}, expected a string"
+            if got == want:
+                return
+            if "<analysis>" in got:
+                where = got.index("<analysis>")
+                raise AssertionError(
+                    f"an <analysis> part is left at character {where}: {got[where : where + 40]!r}"
+                )
+            if got.strip() != got:
+                raise AssertionError(f"surrounding whitespace is left: {got[:30]!r}...; strip the result")
+            raise AssertionError(f"got {got[:60]!r}, expected {want[:60]!r}")
 
         return case
 
-    return run_cases("strip_analysis", [(f"answer {i + 1}", case_for(a)) for i, a in enumerate(ANSWERS)])
+    names = [
+        "one analysis, then the summary",
+        "no analysis at all",
+        "analysis and summary with blank lines around",
+        "two analyses, text between and after",
+        "an analysis after the summary",
+        "an analysis never closed runs to the end",
+        "plain text, no tags",
+    ]
+    return run_cases("strip_analysis", [(name, case_for(a)) for name, a in zip(names, ANSWERS, strict=True)])
 
 
 def _outcome(fn: Callable, content: list[dict]) -> str:
@@ -113,8 +147,164 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
     def case_for(content):
         def case():
             got, want = _outcome(fn, content), _outcome(summary_from_blocks, content)
-            assert got == want, f"got {got[:70]!r}, expected {want[:70]!r}"
+            if got == want:
+                return
+            if want == "SummaryFailed":
+                raise AssertionError(f"must raise SummaryFailed, but returned {got[:60]!r}")
+            if got == "SummaryFailed":
+                raise AssertionError(f"raised SummaryFailed, but the answer holds a summary: {want[:60]!r}")
+            raise AssertionError(f"got {got[:70]!r}, expected {want[:70]!r}")
 
         return case
 
     return run_cases("summary_from_blocks", [(name, case_for(content)) for name, content in BLOCKS.items()])
+
+
+# ---------------------------------------------------------------- the chapter's summary layer
+
+
+class WatchingClient:
+    """A client that passes calls to the offline model and records each request and answer.
+
+    Before each call it looks in ``transcript_dir`` for a file that reads back as ``expected``:
+    that is how the check knows the transcript was on disk *before* the summary was asked for.
+    """
+
+    def __init__(self, client: Any, transcript_dir: Path, expected: list[dict]):
+        self.inner, self.messages = client, self
+        self.transcript_dir, self.expected = transcript_dir, expected
+        self.calls: list[tuple[dict, bool, str]] = []  # (request, transcript on disk, answer text)
+
+    def saved(self) -> list[Path]:
+        """The files of transcript_dir that read back as the whole list."""
+        found = []
+        for path in sorted(self.transcript_dir.glob("*")) if self.transcript_dir.is_dir() else []:
+            try:
+                if path.is_file() and read_transcript(path) == self.expected:
+                    found.append(path)
+            except TranscriptError:
+                continue
+        return found
+
+    def create(self, **request: Any) -> Any:
+        on_disk = bool(self.saved())
+        response = self.inner.messages.create(**request)
+        said = "".join(getattr(b, "text", "") for b in response.content if b.type == "text")
+        self.calls.append((request, on_disk, said))
+        return response
+
+
+def _summary_cases() -> list[tuple[str, list[dict]]]:
+    """Named valid lists to summarize: each course session, whole and ending with an assistant reply."""
+    out = []
+    for number, session in enumerate(course_sessions(), 1):
+        out.append((f"session {number} ({len(session)} messages)", session))
+        ends = [i for i in range(2, len(session)) if session[i - 1]["role"] == "assistant"]
+        ends = [i for i in ends if is_valid(session[:i])]  # an assistant reply with no tool call
+        if ends:
+            cut = session[: ends[-1]]
+            out.append((f"session {number} cut after its assistant reply {len(cut) - 1}", cut))
+    return out
+
+
+def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
+    """``fn(messages, *, client, transcript_dir)``: transcript first, then one user message: the summary."""
+    client = connect("offline", context_window=1_000_000)
+    runs: dict[str, tuple] = {}  # case name -> (input, its copy, output or exception, watching client)
+
+    def run(name: str, messages: list[dict]) -> tuple:
+        if name not in runs:
+            folder = Path(tempfile.mkdtemp(prefix="check-summary-"))
+            watching = WatchingClient(client, folder / "transcripts", copy.deepcopy(messages))
+            before = copy.deepcopy(messages)
+            try:
+                got = fn(messages, client=watching, transcript_dir=folder / "transcripts")
+            except NotImplementedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - each case of this list reports it
+                got = exc
+            runs[name] = (messages, before, got, watching)
+        messages, before, got, watching = runs[name]
+        if isinstance(got, Exception):
+            raise AssertionError(f"{name}: raised {type(got).__name__}: {got}")
+        return messages, before, got, watching
+
+    def each(rule: Callable[..., None]) -> Callable[[], None]:
+        def case() -> None:
+            for name, messages in _summary_cases():
+                messages, before, got, watching = run(name, messages)
+                rule(name, messages, before, got, watching)
+
+        return case
+
+    def untouched(name, messages, before, got, watching):
+        assert messages == before, f"{name}: the input list was changed; build a new list instead"
+
+    def transcript_first(name, messages, before, got, watching):
+        saved = watching.saved()
+        assert saved, (
+            f"{name}: no file in transcript_dir reads back as the {len(messages)} messages "
+            "(one JSON object per line, in order)"
+        )
+        assert watching.calls, f"{name}: the model was never asked for a summary"
+        assert watching.calls[0][1], (
+            f"{name}: the summary was asked for before the transcript was on disk; write it first"
+        )
+
+    def asks_properly(name, messages, before, got, watching):
+        request = watching.calls[0][0]["messages"] if watching.calls else []
+        assert request, f"{name}: the model was never asked for a summary"
+        try:
+            validate(request)
+        except InvalidConversation as exc:
+            raise AssertionError(f"{name}: the summary request breaks the strict form: {exc}") from None
+        last = request[-1]["content"][-1] if isinstance(request[-1]["content"], list) else {}
+        assert last.get("type") == "text" and last.get("text", "").startswith(NO_TOOLS_HEAD), (
+            f"{name}: the request's last block must be the summary prompt, starting {NO_TOOLS_HEAD[:20]!r}"
+        )
+        assert request[: len(messages) - 1] == messages[: len(messages) - 1], (
+            f"{name}: the request must carry the whole history, unchanged, before the prompt"
+        )
+
+    def one_user_message(name, messages, before, got, watching):
+        assert isinstance(got, list) and len(got) == 1, (
+            f"{name}: expected a list of ONE message, got {type(got).__name__} of length "
+            f"{len(got) if isinstance(got, list) else '-'}"
+        )
+        assert isinstance(got[0], dict) and got[0].get("role") == "user", (
+            f"{name}: the message must be a user message"
+        )
+        try:
+            validate(got)
+        except InvalidConversation as exc:
+            raise AssertionError(f"{name}: the new list breaks the strict form: {exc}") from None
+
+    def opening(name, got) -> str:
+        one_user_message(name, None, None, got, None)
+        return text_of(got[0].get("content"))
+
+    def holds_summary(name, messages, before, got, watching):
+        said = watching.calls[-1][2] if watching.calls else ""
+        summary, shown = extract_summary(said), opening(name, got)
+        assert summary in shown, f"{name}: the text inside the answer's <summary> tags is not in the message"
+        assert "<analysis>" not in shown, (
+            f"{name}: the answer's <analysis> reached the new list; keep only the summary"
+        )
+
+    def names_transcript(name, messages, before, got, watching):
+        saved, shown = watching.saved(), opening(name, got)
+        assert saved and any(path.name in shown for path in saved), (
+            f"{name}: the message must name the transcript file, so the model can read it later"
+        )
+
+    return run_cases(
+        "summary layer",
+        [
+            ("writes the whole list to a transcript, before the summary call", each(transcript_first)),
+            ("asks with the whole history and the prompt as its last block", each(asks_properly)),
+            ("returns one user message that passes validate", each(one_user_message)),
+            ("keeps the summary, drops the analysis", each(holds_summary)),
+            ("names the transcript file in the message", each(names_transcript)),
+            ("leaves the input list unchanged", each(untouched)),
+        ],
+    )

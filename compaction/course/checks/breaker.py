@@ -1,0 +1,73 @@
+"""Checks for chapter 08's breaker exercise: from a session's events, the turn the breaker opened at.
+
+``check_breaker_opened_at`` gives a learner's ``fn(events, max_failures=3)`` lists of the pipeline's
+``CompactionEvent`` records and compares the answer with a replay of the package's
+``CircuitBreaker``: only ``summary`` (a success) and ``summary_failed`` (a failure) count; every
+other event (micro, a reactive compaction, a manual compact, the ``breaker`` notice itself, a
+``budget_failed``) neither adds a failure nor resets the count. Deliberately left out: closing the
+breaker again, which the package does not do either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from compaction.course.checks import CheckReport, run_cases
+from compaction.events import CompactionEvent
+from compaction.triggers import CircuitBreaker
+
+COUNTED = ("summary", "summary_failed")  # the automatic summary's outcomes
+
+
+def opened_at(events: Sequence[CompactionEvent], max_failures: int = 3) -> int | None:
+    """The check's reference: the turn at which the package's breaker opens, or None."""
+    breaker = CircuitBreaker(max_failures)
+    for event in events:
+        if event.layer in COUNTED:
+            breaker.record(success=event.layer == "summary")
+            if breaker.is_open:
+                return event.turn
+    return None
+
+
+def _events(*layers: str) -> list[CompactionEvent]:
+    """Events at turns 10, 11, 12, ... with the given layers."""
+    return [CompactionEvent(10 + i, layer, 0, 0) for i, layer in enumerate(layers)]
+
+
+F, S = "summary_failed", "summary"
+SEQUENCES = {
+    "no events": (_events(), 3),
+    "three failures in a row": (_events(F, F, F, "breaker"), 3),
+    "a success between failures resets the count": (_events(F, F, S, F, F), 3),
+    "micro and budget between failures do not reset it": (_events(F, "micro", F, "budget", F), 3),
+    "a reactive compaction or a manual compact does not reset it": (
+        _events(F, "reactive", F, "compact", F),
+        3,
+    ),
+    "a failed budget write is not a failed summary": (_events("budget_failed", F, F), 3),
+    "it opens once, at the first turn it could": (_events(F, F, F, F, F), 3),
+    "max_failures=1": (_events(S, F, S), 1),
+    "max_failures=5, four failures": (_events(F, F, F, F), 5),
+    "max_failures=2, after a success": (_events(F, S, F, F), 2),
+}
+
+
+def check_breaker_opened_at(fn: Callable[..., int | None]) -> CheckReport:
+    """``fn(events, max_failures=3)``: the turn the breaker opened at, or None; as the package's breaker."""
+
+    def case_for(events, limit):
+        def case():
+            got, want = fn(list(events), max_failures=limit), opened_at(events, limit)
+            if got == want:
+                return
+            shown = " ".join(f"{e.turn}:{e.layer}" for e in events) or "(none)"
+            if want is None:
+                raise AssertionError(f"events {shown}: said it opened at turn {got}; it never opens")
+            raise AssertionError(
+                f"events {shown}: got {got!r}, it opens at turn {want} (max_failures={limit})"
+            )
+
+        return case
+
+    return run_cases("breaker_opened_at", [(name, case_for(*args)) for name, args in SEQUENCES.items()])

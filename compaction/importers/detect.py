@@ -1,0 +1,66 @@
+"""Which format a session file is in, told from its content (the name is only a tiebreak).
+
+JSON Lines: a first record with a ``type`` and Claude Code's keys (``uuid``, ``message``,
+``leafUuid``, ``sessionId``) is Claude Code; one with a ``payload`` and a Codex record type is a
+Codex CLI rollout; ``{"role": ...}`` lines are a chat list. A JSON document with ``history`` is
+SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent, a list (or
+``{"messages": [...]}``) a chat list in the Anthropic or OpenAI shape. Anything else is
+``NotASession`` with the reason. Only the first line is read to tell JSON Lines from a document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from compaction.importers.codex_cli import TYPES as CODEX_TYPES
+from compaction.importers.mini_swe_agent import is_mini_swe_agent
+from compaction.importers.problems import NotASession
+
+FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "anthropic", "openai")
+CLAUDE_CODE_KEYS = ("uuid", "message", "leafUuid", "sessionId", "parentUuid")
+
+
+def first_record(path: str | os.PathLike) -> tuple[Any, bool]:
+    """The first non-empty line parsed as JSON (None if it is not), and whether more lines follow."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    return None, True
+                more = any(rest.strip() for rest in f)
+                return record, more
+    raise NotASession(Path(path).name, "the file is empty")
+
+
+def lines_format(record: Any) -> str | None:
+    """'claude-code', 'codex' or 'chat-lines' when a first line looks like one of them, else None."""
+    if not isinstance(record, dict):
+        return None
+    if record.get("type") in CODEX_TYPES and isinstance(record.get("payload"), dict):
+        return "codex"
+    if isinstance(record.get("type"), str) and any(k in record for k in CLAUDE_CODE_KEYS):
+        return "claude-code"
+    if isinstance(record.get("role"), str):
+        return "chat-lines"
+    return None
+
+
+def document_format(data: Any, file: str) -> str:
+    """'swe-agent', 'mini-swe-agent' or 'chat' for a parsed JSON document; NotASession otherwise."""
+    if isinstance(data, dict):
+        if "history" in data:
+            return "swe-agent"
+        if is_mini_swe_agent(data):
+            return "mini-swe-agent"
+        if isinstance(data.get("messages"), list):
+            return "chat"
+        keys = ", ".join(sorted(map(str, data))[:6]) or "none"
+        raise NotASession(file, f"a JSON object with none of 'history' or 'messages' (keys: {keys})")
+    if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
+        return "chat"
+    raise NotASession(file, "JSON, but not a list of messages, a .traj or a trajectory")

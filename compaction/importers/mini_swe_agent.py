@@ -1,0 +1,61 @@
+"""mini-swe-agent ``.traj.json`` files: ``messages`` in the OpenAI chat shape.
+
+The file is ``{"info": ..., "messages": [...], "trajectory_format": "mini-swe-agent-1.1"}``
+(mini-swe-agent docs, "Output files"). With a tool-calling model the assistant messages carry
+``tool_calls`` and the observations are ``role: tool`` messages. Otherwise the command is the one
+fenced block of the assistant's text (```` ```bash ```` in v1, ```` ```mswea_bash_command ```` in
+v2) and the next user message is its output: that pair becomes a ``bash`` tool_use and its
+tool_result, so the compaction layers see the output as a tool result. Deliberately left out:
+``info`` (costs, exit status, the submission) and each message's ``extra``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compaction.importers.chat import openai_to_raw
+from compaction.importers.problems import NotASession, Problem
+from compaction.importers.session import ImportedSession
+from compaction.importers.strict import normalize
+from compaction.messages import text, tool_result, tool_use
+
+COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)```", re.S)
+
+
+def is_mini_swe_agent(data: Any) -> bool:
+    """True for a parsed mini-swe-agent trajectory (its format tag, or its version in ``info``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        return False
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    return str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or "mini_version" in info
+
+
+def read_mini_swe_agent(data: Any, *, file: str) -> ImportedSession:
+    """A parsed mini-swe-agent trajectory as a strict list, with every repair it took."""
+    if not is_mini_swe_agent(data):
+        raise NotASession(file, "a mini-swe-agent trajectory needs 'messages' and 'trajectory_format'")
+    problems: list[Problem] = []
+    items = [(f"messages[{i}]", m) for i, m in enumerate(data["messages"])]
+    raw, system = openai_to_raw(items, file, problems)
+    if not any(b.get("type") == "tool_use" for m in raw for b in m["content"] if isinstance(b, dict)):
+        raw = _commands_as_calls(raw)
+    messages = normalize(raw, file=file, problems=problems)
+    return ImportedSession(file, "mini-swe-agent", messages, problems, system=system)
+
+
+def _commands_as_calls(raw: list[dict]) -> list[dict]:
+    """Each assistant text with one command block, answered by the next user message: a call and result."""
+    out: list[dict] = []
+    for i, m in enumerate(raw):
+        said = "\n".join(b["text"] for b in m["content"] if b.get("type") == "text")
+        commands = COMMAND.findall(said) if m["role"] == "assistant" else []
+        answered = i + 1 < len(raw) and raw[i + 1]["role"] == "user"
+        if len(commands) == 1 and answered:
+            call = tool_use(f"command_{i}", "bash", {"command": commands[0].strip()})
+            out.append({**m, "content": [*m["content"], call]})
+            reply = "\n".join(b.get("text", "") for b in raw[i + 1]["content"] if b.get("type") == "text")
+            raw[i + 1] = {**raw[i + 1], "content": [tool_result(f"command_{i}", reply or "(no output)")]}
+        else:
+            out.append(m if m["content"] else {**m, "content": [text("(no content)")]})
+    return out

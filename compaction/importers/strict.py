@@ -1,0 +1,214 @@
+"""From loosely ordered API-shaped messages to the strict form ``validate`` accepts, losing nothing.
+
+``normalize`` takes raw messages (``{"role", "content", "where"}``, ``where`` naming the place in
+the source file) and: drops empty text and reports blocks the list does not carry; merges
+consecutive same-role messages (parallel results arrive as separate records); renames tool-call ids
+the API would refuse (repeated ids, characters outside ``[a-zA-Z0-9_-]``, see the API's error
+``tool_use.id: String should match pattern`` quoted in maximhq/bifrost#5097) together with their
+results; puts each call's result first in the next user message; answers a call with no recorded
+result by a marked error result; keeps a result with no call as text. Every repair is a
+``Problem``. Deliberately left out: images inside orphan results (their text is kept).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict, deque
+from typing import Any
+
+from compaction.importers.problems import Problem
+from compaction.messages import text, text_of, tool_result, tool_use, validate
+
+KEPT_BLOCKS = ("text", "tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking")
+MISSING_RESULT = "[no result was recorded for this tool call]"
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+STARTS_WITH_ASSISTANT = "[the recorded session starts with an assistant message]"
+
+
+def normalize(
+    raw: list[dict],
+    *,
+    file: str = "",
+    problems: list[Problem] | None = None,
+    marks: dict | None = None,
+) -> list[dict]:
+    """Turn raw API-shaped messages into a strict list; repairs go to ``problems`` (see module doc).
+
+    A raw item ``{"mark": key}`` (no role) sets ``marks[key]`` to the index of the first message
+    after it in the output: where an earlier compaction sits in the strict list.
+    """
+    found = problems if problems is not None else []
+    merged = _merge(raw, file, found)
+    if merged and merged[0]["role"] != "user":
+        found.append(Problem(file, merged[0]["wheres"][0], "leading_assistant"))
+        merged.insert(0, {"role": "user", "content": [text(STARTS_WITH_ASSISTANT)], "wheres": [""]})
+    out: list[dict] = []
+    seen: set[str] = set()  # tool_use ids given out so far
+    pending: dict[str, deque] = {}  # original id -> new ids of the message just before, in order
+    pending_where: dict[str, str] = {}  # new id -> where its call was
+    for message in merged:
+        for key in message.get("marks", ()):
+            if marks is not None:
+                marks[key] = len(out)
+        if message["role"] == "assistant":
+            content, pending, pending_where = _calls(message, seen, file, found)
+            out.append({"role": "assistant", "content": content or [text("(no content)")]})
+        else:
+            out.append({"role": "user", "content": _answer(message, pending, pending_where, file, found)})
+            pending, pending_where = {}, {}
+    if pending:
+        out.append({"role": "user", "content": _answer(None, pending, pending_where, file, found)})
+    validate(out)
+    return out
+
+
+def _merge(raw: list[dict], file: str, found: list[Problem]) -> list[dict]:
+    """Clean blocks and merge consecutive messages of one role; each block keeps where it came from."""
+    merged: list[dict] = []
+    waiting: list = []  # marks for the next message
+    for message in raw:
+        if "mark" in message:
+            waiting.append(message["mark"])
+            continue
+        where = message.get("where", "")
+        kept = []
+        for block in _as_blocks(message.get("content")):
+            clean = _clean(block)
+            if clean is None and _worth_reporting(block):
+                kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+                found.append(Problem(file, where, "unsupported_block", f"a '{kind}' block was dropped"))
+            if clean is not None:
+                kept.append(clean)
+        if not kept:
+            continue
+        if merged and merged[-1]["role"] == message["role"]:
+            merged[-1]["content"].extend(kept)
+            merged[-1]["wheres"].extend([where] * len(kept))
+            merged[-1]["marks"].extend(waiting)
+        else:
+            merged.append(
+                {"role": message["role"], "content": kept, "wheres": [where] * len(kept), "marks": waiting}
+            )
+        waiting = []
+    return merged
+
+
+def _calls(message: dict, seen: set[str], file: str, found: list[Problem]):
+    """An assistant message's blocks with every tool_use id valid and unique; the ids to answer next."""
+    content: list[dict] = []
+    pending: dict[str, deque] = defaultdict(deque)
+    where_of: dict[str, str] = {}
+    for block, where in zip(message["content"], message["wheres"], strict=True):
+        if block["type"] == "tool_result":
+            content.append(text(_orphan_text(block)))
+            found.append(
+                Problem(
+                    file,
+                    where,
+                    "orphan_tool_result",
+                    f"result for {block['tool_use_id']!r} was in an assistant message; kept as text",
+                )
+            )
+            continue
+        if block["type"] != "tool_use":
+            content.append(block)
+            continue
+        new_id = unique_id(block["id"], seen)
+        if new_id != block["id"]:
+            found.append(Problem(file, where, "renamed_id", f"tool call {block['id']!r} -> {new_id!r}"))
+        seen.add(new_id)
+        pending[block["id"]].append(new_id)
+        where_of[new_id] = where
+        content.append({**block, "id": new_id})
+    return content, dict(pending), where_of
+
+
+def unique_id(original: str, seen: set[str]) -> str:
+    """``original`` if the API takes it and it is unused; else a valid, unused variant of it."""
+    base = original if ID_PATTERN.match(original) else re.sub(r"[^a-zA-Z0-9_-]", "_", original) or "call"
+    candidate, n = base, 2
+    while candidate in seen:
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
+
+
+def _answer(message: dict | None, pending: dict, where_of: dict, file: str, found: list[Problem]):
+    """Results for the calls just before (in call order, missing ones marked), then everything else."""
+    results: dict[str, dict] = {}  # new id -> its result
+    rest: list[dict] = []
+    for block, where in zip(message["content"], message["wheres"], strict=True) if message else ():
+        if block["type"] == "tool_result":
+            queue = pending.get(block["tool_use_id"])
+            new_id = next((i for i in queue if i not in results), None) if queue else None
+            if new_id is not None:
+                results[new_id] = {**block, "tool_use_id": new_id}
+                continue
+            rest.append(text(_orphan_text(block)))
+            found.append(
+                Problem(
+                    file,
+                    where,
+                    "orphan_tool_result",
+                    f"no call {block['tool_use_id']!r} just before; kept as text",
+                )
+            )
+        elif block["type"] == "tool_use":
+            rest.append(text(f"[tool call {block['name']} {json.dumps(block['input'], ensure_ascii=False)}]"))
+            found.append(
+                Problem(file, where, "orphan_tool_result", "a tool call in a user message; kept as text")
+            )
+        else:
+            rest.append(block)
+    ordered = []
+    for ids in pending.values():
+        for new_id in ids:
+            if new_id not in results:
+                found.append(
+                    Problem(file, where_of.get(new_id, ""), "unanswered_tool_use", f"call {new_id!r}")
+                )
+            ordered.append(results.get(new_id) or tool_result(new_id, MISSING_RESULT, is_error=True))
+    return ordered + rest or [text("(no content)")]
+
+
+def _orphan_text(block: dict) -> str:
+    body = text_of(block.get("content")) if not isinstance(block.get("content"), str) else block["content"]
+    return f"[result of tool call {block['tool_use_id']}]\n{body}".strip()
+
+
+def _as_blocks(content: Any) -> list:
+    if isinstance(content, str):
+        return [text(content)] if content.strip() else []
+    return content if isinstance(content, list) else []
+
+
+def _worth_reporting(block: Any) -> bool:
+    """Empty text is noise; anything else that gets dropped is reported."""
+    return not (isinstance(block, dict) and block.get("type") == "text")
+
+
+def _clean(block: Any) -> dict | None:
+    """A block in the form the API takes, or None when it is empty or unsupported."""
+    if isinstance(block, str):
+        return text(block) if block.strip() else None
+    if not isinstance(block, dict) or block.get("type") not in KEPT_BLOCKS:
+        return None
+    kind = block["type"]
+    if kind == "text":
+        return text(block["text"]) if isinstance(block.get("text"), str) and block["text"].strip() else None
+    if kind == "tool_use":
+        if not isinstance(block.get("name"), str) or not block["name"]:
+            return None
+        call_id = block.get("id") if isinstance(block.get("id"), str) and block.get("id") else "call"
+        tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+        return tool_use(call_id, block["name"], tool_input)
+    if kind == "tool_result":
+        if not isinstance(block.get("tool_use_id"), str):
+            return None
+        content = block.get("content", "")
+        if isinstance(content, list):
+            content = [b for b in (_clean(b) for b in content) if b and b["type"] in ("text", "image")]
+        elif not isinstance(content, str):
+            content = "" if content is None else json.dumps(content, ensure_ascii=False)
+        return tool_result(block["tool_use_id"], content, is_error=block.get("is_error") is True)
+    return dict(block)

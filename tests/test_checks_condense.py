@@ -1,0 +1,120 @@
+"""Chapter 11's traceback check: passes right condensers written two ways, rejects a stub and wrong ones."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from check_cases import check_tests
+
+from compaction.course.checks import condense as checks
+from compaction.levels.locations import line_ranges
+
+FRAME = re.compile(r'^  File "([^"]+)", line (\d+), in (\S+)$')
+
+
+def by_file(output):
+    """Right: frames grouped per file with line ranges, exception lines kept, short outputs unchanged."""
+    lines = output.splitlines()
+    if len(lines) <= 10:
+        return output
+    out, frames = [], defaultdict(list)
+
+    def flush():
+        out.extend(f"  {path}: {line_ranges(numbers)}" for path, numbers in frames.items())
+        frames.clear()
+
+    for line in lines:
+        match = FRAME.match(line)
+        if match:
+            frames[match[1]].append(int(match[2]))
+        elif line.strip() and not line.startswith("    "):
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def by_frame_with_repeats(output):
+    """Right, another way: one line per frame, "path:line in fn", runs of the same frame counted."""
+    out, last, count = [], None, 0
+    for line in output.splitlines():
+        match = FRAME.match(line)
+        if match:
+            frame = f"  {match[1]}:{match[2]} in {match[3]}"
+            if frame == last:
+                count += 1
+                continue
+            if count:
+                out.append(f"  [the frame above {count} more times]")
+            out.append(frame)
+            last, count = frame, 0
+        elif not line.startswith("    "):
+            if count:
+                out.append(f"  [the frame above {count} more times]")
+            out.append(line)
+            last, count = None, 0
+    return "\n".join(out)
+
+
+def keep_exceptions_only(output):
+    """Wrong: only the exception lines; every frame's location is lost."""
+    return "\n".join(checks.EXCEPTION_LINE.findall(output))
+
+
+def last_exception_only(output):
+    """Wrong: the last traceback of the chain only."""
+    return by_file(output.split("During handling of the above exception")[-1])
+
+
+def head_and_tail(output):
+    """Wrong: the first and last 10 lines, the frames in between lost."""
+    lines = output.splitlines()
+    return "\n".join(lines[:10] + ["..."] + lines[-10:]) if len(lines) > 20 else output
+
+
+def unchanged(output):
+    """Wrong: nothing condensed."""
+    return output
+
+
+def exceptions_merged(output):
+    """Wrong: the exception lines joined into one line."""
+    rest = [line for line in by_file(output).splitlines() if not checks.EXCEPTION_LINE.match(line)]
+    return "\n".join([*rest, " / ".join(checks.EXCEPTION_LINE.findall(output))])
+
+
+def first_occurrence_order(output):
+    """Wrong: exceptions listed last-first."""
+    found = checks.EXCEPTION_LINE.findall(output)
+    rest = [line for line in by_file(output).splitlines() if line not in found]
+    return "\n".join([*rest, *reversed(found)])
+
+
+CASES = [
+    (
+        checks.check_condense_traceback,
+        by_file,
+        [
+            keep_exceptions_only,
+            last_exception_only,
+            head_and_tail,
+            unchanged,
+            exceptions_merged,
+            first_occurrence_order,
+        ],
+    )
+]
+
+test_each_check_passes_the_package_and_fails_a_stub, test_each_check_rejects_known_wrong_answers = (
+    check_tests(CASES)
+)
+
+
+def test_a_condenser_written_differently_passes():
+    assert checks.check_condense_traceback(by_frame_with_repeats).passed
+
+
+def test_the_sample_is_the_same_for_the_same_seed_and_long():
+    assert checks.sample_traceback(seed=3) == checks.sample_traceback(seed=3)
+    assert len(checks.sample_traceback().splitlines()) > 200
