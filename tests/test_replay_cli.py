@@ -195,9 +195,7 @@ def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_pa
 
 
 @needs_data
-def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_strategies(
-    capsys, tmp_path
-):
+def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_strategies(capsys, tmp_path):
     status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
     assert status == 0
     assert "No session came near the window: the largest peak was 1,112 of 200,000 tokens" in out

@@ -26,9 +26,10 @@ COLUMNS = (
 NUMERIC = frozenset({"peak", "final", "tokens sent", "cache breaks", COLUMNS[7], "probes kept"})
 LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
-    "token of every request, summary requests included; cache breaks = requests that did not extend the one "
-    f"before; cost = input only at ${INPUT_PRICE:g}/M, cache reads 0.1x, writes 1.25x; probes kept = facts "
-    "the final context still holds; left the context = compactions that dropped tokens."
+    "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
+    f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
+    "0.1x, writes 1.25x; probes kept = facts the final context still holds; left the context = compactions "
+    "that dropped tokens."
 )
 # records a format keeps on the user's machine, named so they are not mistaken for compactions
 IGNORED_LABELS = {"summary": "title summary record", "meta": "meta record", "sidechain": "sidechain record"}
