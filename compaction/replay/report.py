@@ -235,13 +235,17 @@ def gauge(run: StrategyRun) -> str:
         f'<line class="window" x1="{edge:.1f}" x2="{edge:.1f}" y1="2" y2="36" stroke="{LINES["window"]}"/>'
     )
     share = run.peak / run.window if run.window else 0
-    labels = ", ".join(f"{KIND_LABELS[k]} {v:,}" for k, v in fill.items() if v)
+    labels = ", ".join(
+        f'<span style="color:{KINDS[k]}">&#9646;</span> {t(KIND_LABELS[k])} {v:,}'
+        for k, v in fill.items()
+        if v
+    )
     return (
         f'<svg class="gauge" role="img" width="{W}" height="40" xmlns="http://www.w3.org/2000/svg">'
         f'<title>Window at the peak</title><rect x="{PAD}" y="8" width="{W - 2 * PAD}" height="22" '
         f'fill="{LINES["track"]}"/>{"".join(parts)}</svg>'
         f'<p class="muted">At the peak (turn {run.peak_turn}): '
-        f"{run.peak:,} of {run.window:,} tokens ({share:.0%}). {t(labels)}</p>"
+        f"{run.peak:,} of {run.window:,} tokens ({share:.0%}). {labels}</p>"
     )
 
 
