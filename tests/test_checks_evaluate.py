@@ -132,6 +132,10 @@ def nothing_masking_loses():
     return [p for p in write_probes() if p["id"] not in ("first", "ties")]
 
 
+def loses_only_an_unanswerable_probe():
+    return [*nothing_masking_loses(), *invented_evidence()[-1:]]
+
+
 def predicts_nothing_lost():
     return {}
 
@@ -157,7 +161,13 @@ CASES = [
     (
         checks.check_probes,
         write_probes,
-        [too_few_kinds, invented_evidence, no_readability_artifact, nothing_masking_loses],
+        [
+            too_few_kinds,
+            invented_evidence,
+            no_readability_artifact,
+            nothing_masking_loses,
+            loses_only_an_unanswerable_probe,
+        ],
     ),
     (checks.check_predictions, predict, [predicts_nothing_lost, predicts_everything_lost]),
     (checks.check_tuning, tuned_settings, [two_settings, costs_more, not_a_setting]),
@@ -173,3 +183,18 @@ def test_a_tuning_written_differently_passes_too():
 def test_a_failing_row_says_what_was_measured():
     report = checks.check_predictions(predicts_nothing_lost)
     assert any("you said lost by none, measured [" in r.detail for r in report.failures)
+
+
+def test_a_probe_the_whole_session_cannot_answer_is_not_lost_to_masking():
+    report = checks.check_probes(loses_only_an_unanswerable_probe)
+    assert "at least one that masking 3 loses" in {r.name for r in report.failures}
+
+
+def test_a_malformed_probe_is_named_by_its_index():
+    report = checks.check_probes(lambda: [*write_probes()[:5], {"id": "x", "kind": "guess"}])
+    assert any("probes[5]" in r.detail for r in report.failures)
+
+
+def test_a_prediction_of_the_wrong_type_names_the_probe_and_the_value():
+    report = checks.check_predictions(lambda: {"why-ngrams": 3})
+    assert any("why-ngrams: give a list of strategy names, not int 3" in r.detail for r in report.failures)

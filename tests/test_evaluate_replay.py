@@ -125,6 +125,7 @@ def test_the_command_scores_any_session_with_its_probe_file(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "s (window 3,000; 3 probes)" in out and "masking 3" in out
+    assert "not reached: probes about work the run never got to" in out  # the legend under the tables
     assert out.rstrip().splitlines()[-1].startswith("default pipeline, s: not measured")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s-masking_3.json", "s-none.json"]
 

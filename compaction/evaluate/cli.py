@@ -76,6 +76,7 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
             f"\n{session.label} (window {session.window:,}; {len(session.probes)} probes)", markup=False
         )
         console.print(compare.text_table(compare.COLUMNS[1:], rows), markup=False, soft_wrap=True)
+    console.print(f"\n{compare.LEGEND}", markup=False, soft_wrap=True)
     if args.save_final is not None:
         for r in replays:
             keep_final(r, args.save_final)

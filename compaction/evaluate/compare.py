@@ -132,6 +132,11 @@ COLUMNS = (
     "session", "strategy", "outcome", "peak", "final", "removed", "sent", "cost", "of none",
     "breaks", "summaries", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached",
 )  # fmt: skip
+LEGEND = (
+    "refused at turn N: still over the window after compacting, the run stopped; "
+    "re-reads: read_file calls on a file already read (- for a recording); "
+    "not reached: probes about work the run never got to, left out of its probes share"
+)
 
 
 def row(replay: Replay, replays: Sequence[Replay]) -> list[str]:

@@ -119,7 +119,7 @@ def _learner_probes(fn: Callable) -> list[Probe]:
     out = []
     for i, item in enumerate(items):
         try:
-            out.append(probe(item, f"probe {i}"))
+            out.append(probe(item, f"probes[{i}]"))
         except ProbeError as exc:
             raise AssertionError(str(exc)) from None
     ids = [p.id for p in out]
@@ -152,9 +152,11 @@ def check_probes(write_probes: Callable) -> CheckReport:
         assert not missing, f"no artifact probe names {', '.join(missing)}, which the session modified"
 
     def something_to_lose() -> None:
-        text = context_text(masked)
-        assert any(not answers(text, p) for p in _learner_probes(write_probes)), (
-            "masking 3 keeps every probe: ask about something an old tool result showed"
+        whole, kept = context_text(session), context_text(masked)
+        lost = [p for p in _learner_probes(write_probes) if answers(whole, p) and not answers(kept, p)]
+        assert lost, (
+            "masking 3 keeps every probe the whole session answers: "
+            "ask about something an old tool result showed"
         )
 
     return run_cases(
@@ -184,9 +186,12 @@ def measured_losses() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in lost.items()}
 
 
-def _names(value: Any) -> set[str]:
+def _names(value: Any, probe_id: str) -> set[str]:
     if isinstance(value, str):
         value = [value]
+    assert isinstance(value, (list, tuple, set, frozenset)), (
+        f"{probe_id}: give a list of strategy names, not {type(value).__name__} {value!r}"
+    )
     return {" ".join(str(v).split()).lower() for v in value}
 
 
@@ -196,7 +201,7 @@ def check_predictions(predict: Callable) -> CheckReport:
     def one(probe_id: str) -> None:
         said = predict()
         assert isinstance(said, dict), f"return a dict probe id -> strategies, not {type(said).__name__}"
-        got = _names(said.get(probe_id, ()))
+        got = _names(said.get(probe_id, ()), probe_id)
         unknown = got - set(PREDICT_STRATEGIES)
         assert not unknown, (
             f"{probe_id}: unknown strategies {sorted(unknown)}; use {', '.join(PREDICT_STRATEGIES)}"
