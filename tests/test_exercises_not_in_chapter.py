@@ -80,14 +80,14 @@ def test_no_solution_is_a_copy_of_its_chapter(solution, chapter):
     assert not copies, f"{solution.name}: " + "; ".join(copies)
 
 
-CHAPTER_CELL = '''def snip(messages, max_messages):
+CHAPTER_CELL = """def snip(messages, max_messages):
     head = 1
     while messages[head - 1]["role"] != "user":
         head += 1
     tail = len(messages) - (max_messages - head)
     while tail < len(messages) and messages[tail]["role"] != "assistant":
         tail += 1
-    return messages[:head] + messages[tail:]'''
+    return messages[:head] + messages[tail:]"""
 
 
 def test_a_copied_cell_is_caught_even_with_new_comments_and_spacing():
@@ -98,12 +98,12 @@ def test_a_copied_cell_is_caught_even_with_new_comments_and_spacing():
 
 
 def test_a_different_answer_to_a_nearby_question_is_not_a_copy():
-    tokens = '''budget = max_tokens
+    tokens = """budget = max_tokens
     kept = []
     for message in reversed(messages[head:]):
         cost = message_tokens(message, method)
         if cost > budget:
             break
         kept.append(message)
-        budget -= cost'''
+        budget -= cost"""
     assert copied_from(tokens, [CHAPTER_CELL]) is None

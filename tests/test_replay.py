@@ -10,6 +10,7 @@ from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import connect
 from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.replay import turn_slices
 from compaction.messages import tool_result, tool_use, validate
 from compaction.replay.departures import NOT_SAVED, departures, on_disk
 from compaction.replay.engine import INPUT_PRICE, replay, turn_index
@@ -70,7 +71,17 @@ def test_the_uncompacted_session_overflows_and_the_pipeline_keeps_it_in_the_wind
     assert pipeline.over_window is None and pipeline.peak <= WINDOW
     assert pipeline.outcome == "31 turns" and pipeline.fired()
     validate(pipeline.final)
-    assert pipeline.cost.sent < none.cost.sent
+
+
+def test_the_uncompacted_cost_stops_at_the_first_request_the_api_would_refuse(tmp_path, client):
+    session = long_session()
+    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client)
+    first_refused = turn_slices(session)[none.over_window - 1][0]
+    before = replay(session[:first_refused], "none", window=WINDOW, workdir=tmp_path / "b", client=client)
+    assert before.over_window is None
+    assert (none.cost.sent, none.dollars) == (before.cost.sent, before.dollars)
+    assert all(t.units == 0 for t in none.turns if t.turn >= none.over_window)
+    assert none.peak > WINDOW  # the timeline still shows how far past the window it would have gone
 
 
 def test_masking_has_no_compactor_and_its_clearings_still_show_as_events(tmp_path, client):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -191,3 +192,39 @@ def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_pa
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     status, out = replay(capsys, session_file(tmp_path / "s.jsonl"), "--backend", "anthropic")
     assert status == 2 and out.startswith("error: ")
+
+
+@needs_data
+def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_strategies(capsys, tmp_path):
+    status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
+    assert status == 0
+    assert "No session came near the window: the largest peak was 1,112 of 200,000 tokens" in out
+    assert "no layer fired" in out
+    assert out.count("none, masking 10, summary only, pipeline: identical, nothing fired") == 4
+    page = tmp_path / "r.html"
+    html = page.read_text()
+    assert "No session came near the window" in html
+    assert html.count('class="timeline"') == 4  # one chart per session, not one per strategy
+
+
+@needs_data
+def test_the_terminal_and_the_report_share_labels_and_a_legend_and_name_the_title_record(capsys, tmp_path):
+    status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text()
+    for label in ("tokens sent", "cache breaks", "cost ($3/M input)", "probes kept", "left the context"):
+        assert label in out and f"<th>{label}</th>" in html
+    assert "freed" not in out.split("Legend:")[0]
+    assert "Legend: peak/final = tokens (tiktoken cl100k)" in out
+    assert "left out by design (never sent to the model): 1 title summary record" in out
+    assert "Left out by design (never sent to the model): 1 title summary record" in html
+    costs_out = set(re.findall(r"\$\d+\.\d+", out))
+    costs_html = set(re.findall(r"\$\d+\.\d+", html))
+    assert costs_out and costs_out == costs_html  # the same precision in both
+
+
+def test_without_workdir_the_last_line_says_where_the_outputs_went(capsys, tmp_path):
+    status, out = replay(capsys, session_file(tmp_path / "s.jsonl"))
+    assert status == 0
+    folders = list(tmp_path.glob("compaction-replay-*"))
+    assert len(folders) == 1
+    assert out.endswith(f"Outputs (persisted results, transcripts): {folders[0]}")

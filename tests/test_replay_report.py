@@ -12,6 +12,7 @@ from compaction.agent import SAMPLE_WINDOW
 from compaction.backend import connect
 from compaction.evaluate.find import find_probes
 from compaction.importers import load
+from compaction.palette import KIND_LABELS, KINDS
 from compaction.replay.engine import DEFAULT as STRATEGIES
 from compaction.replay.engine import SessionReplay, replay, turn_index
 from compaction.replay.report import write_report
@@ -117,6 +118,9 @@ def test_the_gauge_at_the_peak_shows_what_filled_the_window(report):
     none = result.runs[STRATEGIES.index("none")]
     assert f"At the peak (turn {none.peak_turn}): {none.peak:,} of {WINDOW:,} tokens" in html
     assert 'data-kind="tool_results"' in html and 'data-kind="placeholders"' in html
+    legend = html.split(f"At the peak (turn {none.peak_turn})")[1].split("</p>")[0]
+    swatch = f'<span style="color:{KINDS["tool_results"]}">&#9646;</span>'
+    assert f"{swatch} {KIND_LABELS['tool_results']}" in legend
 
 
 def test_what_left_is_listed_with_the_file_that_holds_it(report):

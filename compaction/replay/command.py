@@ -29,13 +29,23 @@ from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import Probe, ProbeError, load_probes
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import FORMATS, ImportedSession, NotASession, load, session_files
+from compaction.replay.columns import (
+    COLUMNS,
+    LEGEND,
+    NUMERIC,
+    cells,
+    group_name,
+    groups,
+    ignored_text,
+    verdict,
+)
 from compaction.replay.engine import DEFAULT, SessionReplay, StrategyRun, replay, turn_index
 from compaction.replay.redact import redact, redact_json
-from compaction.replay.report import fired, outcome, write_report
+from compaction.replay.report import write_report
 
 WINDOW = 200_000
 SHOWN_PLACES = 5  # places listed per rule before "..."
-TABLE_WIDTH = 140  # characters, when the output is not a terminal
+TABLE_WIDTH = 200  # characters, when the output is not a terminal
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -107,9 +117,10 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
             _save_final(replays[-1], args.save_final, console)
     if not replays:
         return _fail(console, "no session found in " + ", ".join(str(p) for p in args.paths))
-    _say(console, f"Persisted outputs and transcripts: {workdir}")
+    _say(console, verdict(replays), "bold")
     if args.report:
         _say(console, f"Report: {write_report(replays, args.report)}")
+    _say(console, f"Outputs (persisted results, transcripts): {workdir}")
     return 0
 
 
@@ -173,36 +184,25 @@ def problem_lines(session: ImportedSession) -> list[str]:
         more = f"; ... {len(found) - SHOWN_PLACES} more" if len(found) > SHOWN_PLACES else ""
         lines.append(f"{session.file}: {rule} x{len(found)}: {places}{more}")
     if session.ignored:
-        left = ", ".join(f"{n} {kind}" for kind, n in sorted(session.ignored.items()))
-        lines.append(f"{session.file}: left out by design (never sent to the model): {left}")
+        lines.append(
+            f"{session.file}: left out by design (never sent to the model): {ignored_text(session.ignored)}"
+        )
     if session.off_branch:
         lines.append(f"{session.file}: {session.off_branch} records on a rewound branch, not replayed")
     return lines
 
 
 def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
-    """The terminal table of one session: a row per strategy (tokens are tiktoken counts)."""
-    table = Table(title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file)
-    for name in ("strategy", "outcome", "peak", "final", "layers fired", "sent", "cost", "probes", "freed"):
-        table.add_column(name, justify="left" if name in ("strategy", "outcome", "layers fired") else "right")
-    for run in runs:
-        freed = sum(max(0, e.tokens_before - e.tokens_after) for e in run.events)
-        kept = (
-            f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
-            if run.score
-            else "-"
-        )
-        table.add_row(
-            run.strategy,
-            redact(outcome(run)),
-            f"{run.peak:,}",
-            f"{run.final_tokens:,}",
-            fired(run),
-            f"{run.cost.sent:,}",
-            f"${run.dollars:.3f}",
-            kept,
-            f"{freed:,}",
-        )
+    """The terminal table of one session: the report's columns, identical strategies collapsed."""
+    table = Table(
+        title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file,
+        caption=LEGEND,
+        caption_justify="left",
+    )
+    for name in COLUMNS:
+        table.add_column(name, justify="right" if name in NUMERIC else "left")
+    for group in groups(runs):
+        table.add_row(*(redact(c) for c in [group_name(group), *cells(group[0])[1:]]))
     return table
 
 

@@ -189,9 +189,13 @@ def replay(
             keeper.compactor.observe(context, {"input_tokens": size})
         if on_turn is not None:
             on_turn(n, len(slices))
-    run.cost = price(recording.requests, tokens)
+    # the API refuses a request over the window: what "none" sends after that is never paid for
+    refused = next((i for t, i in zip(run.turns, agent_requests, strict=True) if t.tokens > window), None)
+    run.cost = price(recording.requests[:refused], tokens)
     run.turns = [
-        TurnRecord(t.turn, t.messages, t.tokens, run.cost.per_request[i])
+        TurnRecord(
+            t.turn, t.messages, t.tokens, run.cost.per_request[i] if i < len(run.cost.per_request) else 0.0
+        )
         for t, i in zip(run.turns, agent_requests, strict=True)
     ]
     over = run.over_window

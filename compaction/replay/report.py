@@ -14,8 +14,18 @@ from html import escape
 from pathlib import Path
 
 from compaction.palette import KIND_LABELS, KINDS, LINES, layer_color
+from compaction.replay.columns import (
+    COLUMNS,
+    LEGEND,
+    NUMERIC,
+    cells,
+    group_name,
+    groups,
+    ignored_text,
+    verdict,
+)
 from compaction.replay.departures import departures
-from compaction.replay.engine import INPUT_PRICE, SessionReplay, StrategyRun
+from compaction.replay.engine import SessionReplay, StrategyRun
 from compaction.replay.fill import fill_by_kind
 from compaction.replay.redact import redact
 from compaction.tokens import count_text
@@ -43,7 +53,9 @@ def t(value: object) -> str:
 
 def write_report(replays: list[SessionReplay], path: str | Path, *, title: str = "Compaction replay") -> Path:
     """Write the report of ``replays`` to ``path`` (an .html file) and return the path."""
-    body = "\n".join(session_section(r) for r in replays)
+    body = f'<p class="verdict"><strong>{t(verdict(replays))}</strong></p>' + "\n".join(
+        session_section(r) for r in replays
+    )
     page = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -64,8 +76,9 @@ def session_section(replay: SessionReplay) -> str:
         f"{s.skipped} records skipped, {s.off_branch} off the replayed branch</p>"
     )
     parts = [head, problems_list(replay), strategy_table(replay.runs), probe_table(replay)]
-    for run in replay.runs:
-        parts.append(f'<h3 class="strategy">{t(run.strategy)}</h3>')
+    for group in groups(replay.runs):
+        run = group[0]
+        parts.append(f'<h3 class="strategy">{t(group_name(group))}</h3>')
         parts.append(timeline(run, replay))
         parts.append(gauge(run))
         parts.append(departures_table(run, s.file))
@@ -85,62 +98,33 @@ def problems_list(replay: SessionReplay) -> str:
             f"({t(c.trigger or 'trigger not recorded')}{tokens}); replayed from the full history "
             f"(turn {replay.turn_of(c.index)})</li>"
         )
-    return f'<ul class="problems">{"".join(items)}</ul>' if items else "<p>Imported with no repairs.</p>"
+    repairs = f'<ul class="problems">{"".join(items)}</ul>' if items else "<p>Imported with no repairs.</p>"
+    left = (
+        f'<p class="ignored">Left out by design (never sent to the model): {t(ignored_text(s.ignored))}.</p>'
+        if s.ignored
+        else ""
+    )
+    return repairs + left
 
 
 def strategy_table(runs: list[StrategyRun]) -> str:
-    """One row per strategy: outcome, peak and final tokens, layers fired, tokens sent, cost, probes."""
-    names = (
-        "strategy",
-        "outcome",
-        "peak",
-        "final",
-        "layers fired",
-        "tokens sent",
-        "cache breaks",
-        f"cost (${INPUT_PRICE:g}/M input)",
-        "probes kept",
-        "left the context",
-    )
-    head = "".join(f"<th>{h}</th>" for h in names)
+    """One row per strategy (identical ones where nothing fired collapsed into one), and the legend."""
+    head = "".join(f"<th>{h}</th>" for h in COLUMNS)
     rows = []
-    for run in runs:
-        gone = departures(run)
-        kept = (
-            f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
-            if run.score
-            else "-"
-        )
-        cells = [
-            t(run.strategy),
-            t(outcome(run)),
-            f"{run.peak:,}",
-            f"{run.final_tokens:,}",
-            t(fired(run)),
-            f"{run.cost.sent:,}",
-            f"{run.cost.breaks:,}",
-            f"${run.dollars:.4f}",
-            kept,
-            f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens",
-        ]
+    for group in groups(runs):
+        row = [group_name(group), *cells(group[0])[1:]]
         rows.append(
             "<tr>"
             + "".join(
-                f'<td class="{"n" if 2 <= i <= 8 and i != 4 else ""}">{c}</td>' for i, c in enumerate(cells)
+                f'<td class="{"n" if name in NUMERIC else ""}">{t(c)}</td>'
+                for name, c in zip(COLUMNS, row, strict=True)
             )
             + "</tr>"
         )
-    return f'<table class="strategies"><tr>{head}</tr>{"".join(rows)}</table>'
-
-
-def outcome(run: StrategyRun) -> str:
-    """How the replay ended (turns done, refused at a turn, over the window), and the breaker."""
-    return run.outcome + (", breaker open" if run.breaker_open else "")
-
-
-def fired(run: StrategyRun) -> str:
-    """``layer xN`` for each layer that fired, or a dash."""
-    return ", ".join(f"{layer} x{n}" for layer, n in run.fired().items()) or "-"
+    return (
+        f'<table class="strategies"><tr>{head}</tr>{"".join(rows)}</table>'
+        f'<p class="muted legend">{t(LEGEND)}</p>'
+    )
 
 
 def probe_table(replay: SessionReplay) -> str:
@@ -251,13 +235,17 @@ def gauge(run: StrategyRun) -> str:
         f'<line class="window" x1="{edge:.1f}" x2="{edge:.1f}" y1="2" y2="36" stroke="{LINES["window"]}"/>'
     )
     share = run.peak / run.window if run.window else 0
-    labels = ", ".join(f"{KIND_LABELS[k]} {v:,}" for k, v in fill.items() if v)
+    labels = ", ".join(
+        f'<span style="color:{KINDS[k]}">&#9646;</span> {t(KIND_LABELS[k])} {v:,}'
+        for k, v in fill.items()
+        if v
+    )
     return (
         f'<svg class="gauge" role="img" width="{W}" height="40" xmlns="http://www.w3.org/2000/svg">'
         f'<title>Window at the peak</title><rect x="{PAD}" y="8" width="{W - 2 * PAD}" height="22" '
         f'fill="{LINES["track"]}"/>{"".join(parts)}</svg>'
         f'<p class="muted">At the peak (turn {run.peak_turn}): '
-        f"{run.peak:,} of {run.window:,} tokens ({share:.0%}). {t(labels)}</p>"
+        f"{run.peak:,} of {run.window:,} tokens ({share:.0%}). {labels}</p>"
     )
 
 
