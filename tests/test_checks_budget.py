@@ -117,6 +117,26 @@ def marker_cut_strictly(display_path, chars, output, preview_chars=2_000):
     return f"{MARKER_OPEN}\n{chars:,} characters at {display_path}\n{shown}\n{MARKER_CLOSE}"
 
 
+def marker_without_separators(display_path, chars, output, preview_chars=2_000):
+    """Writes the size as 85883, not 85,883."""
+    return marker_head_and_tail(display_path, chars, output, preview_chars).replace(f"{chars:,}", str(chars))
+
+
+def marker_short_output_twice(display_path, chars, output, preview_chars=2_000):
+    """Head and tail without the short-output case: a short output appears twice."""
+    half = preview_chars // 2
+    shown = f"{output[:half]}\n...\n{output[-half:]}"
+    return f"{MARKER_OPEN}\n{chars:,} characters at {display_path}\n{shown}\n{MARKER_CLOSE}"
+
+
+def marker_negative_left_out(display_path, chars, output, preview_chars=2_000):
+    """Always says how much was left out, even when that is a negative number."""
+    half = preview_chars // 2
+    shown = output if len(output) <= preview_chars else output[:half] + "\n" + output[-half:]
+    left = f"[{len(output) - preview_chars:,} characters left out]"
+    return f"{MARKER_OPEN}\n{chars:,} characters at {display_path}\n{shown}\n{left}\n{MARKER_CLOSE}"
+
+
 def max_chars_negative(window, in_use, reserve_output, chars_per_token):
     return math.floor((window - in_use - reserve_output) * chars_per_token)
 
@@ -138,7 +158,14 @@ CASES = [
     (
         checks.check_marker_with_tail,
         marker_head_and_tail,
-        [marker_head_only, marker_without_frame, marker_cut_strictly],
+        [
+            marker_head_only,
+            marker_without_frame,
+            marker_cut_strictly,
+            marker_without_separators,
+            marker_short_output_twice,
+            marker_negative_left_out,
+        ],
     ),
     (
         checks.check_max_chars_for,
@@ -162,3 +189,17 @@ def test_a_right_answer_written_differently_passes(check, answer):
 def test_the_seed_budget_is_told_it_changed_its_input():
     row = checks.check_budget(naive_budget).failures[0]
     assert "the input list was changed" in row.detail and "max_chars=0" in row.detail
+
+
+@pytest.mark.parametrize(
+    ("answer", "row", "says"),
+    [
+        (marker_without_separators, "the log's error at the end is shown", "must appear as 8"),
+        (marker_short_output_twice, "a short output is shown whole", "shown twice"),
+        (marker_negative_left_out, "a short output is shown whole", "negative count"),
+    ],
+    ids=["separators", "twice", "negative"],
+)
+def test_a_wrong_marker_fails_its_row_for_its_reason(answer, row, says):
+    failing = {r.name: r.detail for r in checks.check_marker_with_tail(answer).failures}
+    assert says in failing[row], failing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.course.checks import assert_same_messages, explain_difference, run_cases
+from compaction.course.checks import assert_same_messages, explain_difference, run_cases, text_difference
 from compaction.course.notebooks import failing_rows
 from compaction.messages import assistant, text, tool_result, tool_use, user
 
@@ -35,7 +35,10 @@ def test_equal_lists_have_no_fault():
     ("got", "fault"),
     [
         (changed(2, is_error=None), "message 2, block 0 (tool_result toolu_08): `is_error` dropped"),
-        (changed(2, content="[x]"), "message 2, block 0 (tool_result toolu_08): `content` is '[x]'"),
+        (
+            changed(2, content="[x]"),
+            "message 2, block 0 (tool_result toolu_08): `content` differs; first difference at character 0",
+        ),
         (changed(1, extra=1), None),  # block 0 of message 1 is text: the field added is named
         (WANT[:3], "3 messages returned, expected 4: message 3 is missing"),
         ([*WANT, user("more")], "5 messages returned, expected 4: message 4 should not be there"),
@@ -65,3 +68,11 @@ def test_a_list_of_another_length_names_both_lengths_and_the_first_difference():
     got = [WANT[0], {**WANT[1], "content": "Running them."}]
     found = explain_difference(got, WANT)
     assert found.startswith("2 messages returned, expected 4; the first difference: message 1:")
+
+
+def test_a_text_difference_is_shown_from_where_it_starts():
+    long = "[12 messages snipped; the user asked for " + "x" * 80
+    fault = text_difference(long + " tests]", long + " docs]")
+    assert fault.startswith(f"first difference at character {len(long) + 1}:")
+    assert "got ...'xxxxxxxxx tests]', expected ...'xxxxxxxxx docs]'" in fault
+    assert text_difference("abc", "abcdef") == "first difference at character 3: got 'abc', expected 'abcdef'"

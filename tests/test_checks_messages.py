@@ -234,6 +234,21 @@ def test_a_failing_row_names_the_list_the_rule_and_the_place():
     assert "`is_error` dropped" in row.detail and "message" in row.detail and "block" in row.detail
 
 
+def test_each_named_case_holds_lists_of_its_own_kind_only():
+    report = checks.check_merge_same_role(merge_without_reordering)
+    rows = {r.name: r for r in report.results}
+    assert rows["a reminder after results"].passed and rows["an assistant message split in two"].passed
+    placeholder = rows["a placeholder before results"]
+    assert not placeholder.passed and "placeholder inserted before message" in placeholder.detail
+    assert "the sample session" in placeholder.detail
+
+
+def test_a_result_behind_the_text_is_told_to_come_first():
+    report = checks.check_answer_unanswered(answer_after_the_text)
+    row = next(r for r in report.failures if r.name == "text where a result belongs")
+    assert "the results must come before the text" in row.detail and "list 1 of" in row.detail
+
+
 def test_the_handmade_session_is_valid_and_every_broken_list_breaks_one_rule():
     session = checks.handmade_session()
     validate(session)

@@ -137,6 +137,11 @@ def edited_over_the_whole_session(messages, keep_recent=3, min_chars=120, recent
     return checks.micro_keeping_edited_reference(messages, keep_recent, min_chars, recent_turns=10_000)
 
 
+def edited_with_zero_as_every_turn(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    """The `[-0:]` slip: recent_turns=0 takes every assistant message instead of none."""
+    return checks.micro_keeping_edited_reference(messages, keep_recent, min_chars, recent_turns or 10_000)
+
+
 def breaks_ignoring_keep_zero(turns, keep_recent):
     return max(0, turns - keep_recent)
 
@@ -154,7 +159,7 @@ CASES = [
     (
         checks.check_micro_keeping_edited,
         checks.micro_keeping_edited_reference,
-        [micro_ignoring_edits, edited_over_the_whole_session],
+        [micro_ignoring_edits, edited_over_the_whole_session, edited_with_zero_as_every_turn],
     ),
     (checks.check_predicted_breaks, breaks_by_counting, [breaks_ignoring_keep_zero, breaks_one_too_many]),
 ]
@@ -190,3 +195,10 @@ def test_a_dropped_is_error_is_named_with_its_place():
 
 def test_the_package_note_passes_as_a_learner_note():
     assert checks.check_micro(micro_by_counting_back, cleared_placeholder).passed
+
+
+def test_a_kept_or_cleared_result_is_explained_with_its_reason():
+    zero = checks.check_micro_keeping_edited(edited_with_zero_as_every_turn)
+    assert "should be cleared: it is old, and with recent_turns=0 no edit keeps a result" in str(zero)
+    ignoring = checks.check_micro_keeping_edited(micro_ignoring_edits)
+    assert "should stay whole: an edit_file of" in str(ignoring)

@@ -127,6 +127,47 @@ def cost_prefix_off_by_one(requests):
     return total
 
 
+def cost_zip_sum(requests):
+    """Counts every equal pair of messages as read, not only the leading ones."""
+    total, before = 0.0, []
+    for request in requests:
+        for k, m in enumerate(request):
+            same = k < len(before) and before[k] == m
+            total += (0.1 if same else 1.25) * message_tokens(m, "tiktoken")
+        before = request
+    return total
+
+
+def losing_orders_shared_store(messages):
+    """One store for all six orders: a later order finds the file an earlier one saved."""
+    with tempfile.TemporaryDirectory() as root:
+        store, found = OutputStore(Path(root)), []
+        big = [
+            text_of(b["content"])
+            for b in messages[-1]["content"]
+            if len(text_of(b["content"])) > checks.LARGE
+        ]
+        for order in itertools.permutations(("budget", "snip", "micro")):
+            out = messages
+            for layer in order:
+                out = {
+                    "budget": lambda m: tool_result_budget(m, max_chars=10_000, store=store),
+                    "snip": lambda m: snip_compact(m, max_messages=200),
+                    "micro": lambda m: micro_compact(m, keep_recent=3),
+                }[layer](out)
+            kept = {
+                text_of(b["content"])
+                for m in out
+                if isinstance(m["content"], list)
+                for b in m["content"]
+                if b.get("type") == "tool_result"
+            }
+            disk = {p.read_text() for p in Path(root).rglob("*") if p.is_file()}
+            if any(r not in kept and r not in disk for r in big):
+                found.append(order)
+    return found
+
+
 def every_order_with_micro_loses(messages):
     return [
         o for o in itertools.permutations(("budget", "snip", "micro")) if o.index("micro") < o.index("budget")
@@ -146,12 +187,12 @@ CASES = [
     (
         checks.check_cache_cost,
         checks.cache_cost_reference,
-        [cost_without_cache, cost_appends_as_writes_only, cost_prefix_off_by_one],
+        [cost_without_cache, cost_appends_as_writes_only, cost_prefix_off_by_one, cost_zip_sum],
     ),
     (
         checks.check_losing_orders,
         checks.losing_orders_reference,
-        [every_order_with_micro_loses, only_micro_first_loses],
+        [every_order_with_micro_loses, only_micro_first_loses, losing_orders_shared_store],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -198,3 +239,15 @@ def test_the_reference_is_the_compactor_without_summary(tmp_path):
                 clear_at_least=window // 40,
             )
             assert got == want
+
+
+def test_the_zip_sum_slip_is_told_the_prefix_stops_at_the_first_difference():
+    report = checks.check_cache_cost(cost_zip_sum)
+    assert not report.passed
+    assert "the shared prefix stops at the first message that differs" in str(report)
+
+
+def test_a_shared_store_is_told_it_already_holds_the_file():
+    report = checks.check_losing_orders(losing_orders_shared_store)
+    assert not report.passed
+    assert "a store shared between orders already holds the file" in str(report)

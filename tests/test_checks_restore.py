@@ -37,6 +37,8 @@ def restore_minimal(messages, workspace, max_files=5):
     """Right, the chapter's way: the last read output equals the file on disk now."""
     seen, out = _last_reads(messages), []
     for path in reversed(seen):
+        if not (Path(workspace) / path).is_file():
+            continue
         now = _numbered(workspace, path)
         if seen[path] == now and len(out) < max_files:
             out.append(text(f"[Restored after compaction: {path}]\n{now}"))
@@ -47,7 +49,7 @@ def restore_written_differently(messages, workspace, max_files=5):
     """Right, another way: sorted by the index of each file's last read, a list comprehension."""
     seen = _last_reads(messages)
     newest_first = list(seen)[::-1]
-    fresh = [p for p in newest_first if seen[p] == _numbered(workspace, p)]
+    fresh = [p for p in newest_first if (Path(workspace) / p).exists() and seen[p] == _numbered(workspace, p)]
     return [text(f"{p} (restored)\n{_numbered(workspace, p)}") for p in fresh[:max_files]]
 
 
@@ -62,6 +64,16 @@ def restore_oldest_first(messages, workspace, max_files=5):
     seen = _last_reads(messages)
     fresh = [p for p in seen if seen[p] == _numbered(workspace, p)]
     return [text(f"[Restored: {p}]\n{_numbered(workspace, p)}") for p in fresh[:max_files]]
+
+
+def restore_reads_a_deleted_file(messages, workspace, max_files=5):
+    """Wrong: reads every file without asking whether it is still there (FileNotFoundError)."""
+    seen, out = _last_reads(messages), []
+    for path in reversed(seen):
+        now = _numbered(workspace, path)
+        if seen[path] == now and len(out) < max_files:
+            out.append(text(f"[Restored: {path}]\n{now}"))
+    return out
 
 
 def restore_ignores_max_files(messages, workspace, max_files=5):
@@ -121,7 +133,12 @@ CASES = [
     (
         checks.check_restore,
         package_restore,
-        [restore_without_disk_check, restore_oldest_first, restore_ignores_max_files],
+        [
+            restore_without_disk_check,
+            restore_oldest_first,
+            restore_ignores_max_files,
+            restore_reads_a_deleted_file,
+        ],
     ),
     (
         checks.check_choose_restores,
@@ -144,3 +161,18 @@ def test_right_answers_written_differently_pass():
 def test_a_restored_changed_file_is_named():
     report = checks.check_restore(restore_without_disk_check)
     assert any("changed on disk" in r.detail for r in report.failures)
+
+
+def test_a_failing_choice_shows_the_sizes_and_limits_of_its_case():
+    report = checks.check_choose_restores(choose_strict_total)
+    exact = next(r for r in report.failures if "reaches the total exactly" in r.name)
+    assert "('a.py', 600), ('b.py', 400), ('c.py', 1)" in exact.detail
+    assert "max_files=5" in exact.detail and "max_total_tokens=1,000" in exact.detail
+
+
+def test_a_restore_that_trips_on_a_deleted_file_is_named():
+    report = checks.check_restore(restore_reads_a_deleted_file)
+    assert [r.name for r in report.failures] == [
+        "never a file deleted since the agent read it (and no error)"
+    ]
+    assert "FileNotFoundError" in report.failures[0].detail

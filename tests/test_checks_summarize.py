@@ -232,3 +232,15 @@ test_each_check_passes_the_package_and_fails_a_stub, test_each_check_rejects_kno
 def test_a_report_shows_as_a_table_in_a_notebook():
     html = checks.check_strip_analysis(strip_analysis)._repr_html_()
     assert "<table>" in html and "strip_analysis" in html
+
+
+def test_a_failing_strip_shows_the_answer_it_was_given():
+    report = checks.check_strip_analysis(lambda answer: "")
+    row = next(r for r in report.failures if r.name == "no analysis at all")
+    assert "'<summary>no analysis here</summary>'" in row.detail
+
+
+def test_a_failing_summary_from_blocks_shows_the_content_it_was_given():
+    report = checks.check_summary_from_blocks(lambda content: "")
+    row = next(r for r in report.failures if r.name == "text without summary tags")
+    assert "Sure, here is what we did." in row.detail

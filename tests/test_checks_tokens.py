@@ -134,4 +134,5 @@ def test_a_right_answer_written_differently_passes(check, answer):
 
 def test_the_float_answer_fails_at_the_exact_fit_and_the_row_says_why():
     (row,) = [r for r in checks.check_limit_for(limit_with_floats).failures if "exact fit" in r.name]
-    assert "1,000 still fits (1,100.00 <= 1,100)" in row.detail
+    assert "returned 999, but 1,000 still fits (1,100.00 <= 1,100)" in row.detail
+    assert "floating point may be the cause" in row.detail and "999.9999" in row.detail

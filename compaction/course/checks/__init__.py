@@ -83,6 +83,21 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def text_difference(got: str, want: str, width: int = 40) -> str:
+    """Where two strings first differ: the character index and an excerpt of each from just before it."""
+    at = next(
+        (i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), min(len(got), len(want))
+    )
+    start = max(0, at - 10)
+
+    def excerpt(value: str) -> str:
+        part = value[start : start + width]
+        shown = repr(part) if part else "(the end)"
+        return ("..." if start else "") + shown + ("..." if start + width < len(value) else "")
+
+    return f"first difference at character {at}: got {excerpt(got)}, expected {excerpt(want)}"
+
+
 def _block_label(block: object) -> str:
     if not isinstance(block, dict):
         return type(block).__name__
@@ -98,7 +113,7 @@ def _field_fault(got: dict, want: dict) -> str:
             return f"`{key}` dropped"
         if got[key] != want[key]:
             if isinstance(want[key], str) and isinstance(got[key], str):
-                return f"`{key}` is {_short(got[key])}, expected {_short(want[key])}"
+                return f"`{key}` differs; {text_difference(got[key], want[key])}"
             return f"`{key}` changed: expected {_short(want[key])}, got {_short(got[key])}"
     extra = [k for k in got if k not in want]
     return f"`{extra[0]}` added ({_short(got[extra[0]])})" if extra else "differs"
@@ -126,6 +141,8 @@ def _first_fault(got: list, want: list) -> str:
             return f"message {i}: role is {g.get('role')!r}, expected {w.get('role')!r}"
         gc, wc = g.get("content"), w.get("content")
         if isinstance(wc, str) or isinstance(gc, str) or not isinstance(gc, list):
+            if isinstance(gc, str) and isinstance(wc, str):
+                return f"message {i}: content differs; {text_difference(gc, wc)}"
             return f"message {i}: content is {_short(gc)}, expected {_short(wc)}"
         for j, (gb, wb) in enumerate(zip(gc, wc, strict=False)):
             if gb != wb:

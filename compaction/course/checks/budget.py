@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -146,7 +147,13 @@ def _marker(fn: Callable, output: str, what: str, path: str = ".task_outputs/too
         f"with </persisted-output> and be at most {PREVIEW + MARKER_OVERHEAD:,} characters "
         f"(it is {len(marker):,})"
     )
-    assert path in marker and f"{len(output):,}" in marker, f"{what}: name the path {path!r} and the size"
+    assert path in marker, f"{what}: name the path {path!r} in the marker"
+    size = f"{len(output):,}"
+    assert size in marker, (
+        f"{what}: the size must appear as {size} (with thousands separators, as f'{{n:,}}' writes it)"
+        if len(output) >= 1_000
+        else f"{what}: the size must appear as {size}"
+    )
     return marker
 
 
@@ -159,10 +166,17 @@ def _both_ends(fn: Callable) -> None:
     assert "disk quota exceeded" in marker, "the nightly log: the error line at the end is not shown"
 
 
+path_of_short = ".task_outputs/tool-results/short.txt"
+
+
 def _short_whole(fn: Callable) -> None:
     output = "line one\nline two\n" * 50  # 900 characters: shorter than a preview
-    marker = _marker(fn, output, "a short output")
+    marker = _marker(fn, output, "a short output", path_of_short)
     assert output in marker, "a short output: an output shorter than the preview is shown whole"
+    assert marker.count(output) == 1, "a short output: shown twice; show it once, with nothing left out"
+    assert not re.search(r"-\d", marker.replace(path_of_short, "")), (
+        "a short output: a negative count appears; when nothing is left out, say nothing about it"
+    )
 
 
 def _exact_preview(fn: Callable) -> None:

@@ -180,33 +180,81 @@ def _with(session: list[dict], i: int, content: list) -> list[dict]:
     return out
 
 
-def _interrupted(session: list[dict]) -> list[list[dict]]:
-    """Lists where some calls never got their results: at the end, in the middle, one of several."""
-    lists = []
+SESSION_NAMES = ("the sample session", "the handmade session")
+
+Labelled = list[tuple[str, list[dict]]]  # (how the list was made, the list)
+
+
+def _interrupted(session: list[dict]) -> dict[str, Labelled]:
+    """Kind -> lists where some calls never got their results: at the end, user text, one lost, text."""
+    found: dict[str, Labelled] = {"at the end": [], "user text": [], "partial": [], "text": []}
     for i, message in enumerate(session):
         if not has_tool_use(message) or i + 1 >= len(session):
             continue
         results = session[i + 1]["content"]
-        lists.append(copy.deepcopy(session[: i + 1]))  # crashed while running the tools
-        typed = user("Stop, run the linter first.")
-        lists.append([*copy.deepcopy(session[: i + 1]), typed, *copy.deepcopy(session[i + 2 : i + 3])])
+        found["at the end"].append((f"cut after message {i}", copy.deepcopy(session[: i + 1])))
+        typed = [
+            *copy.deepcopy(session[: i + 1]),
+            user("Stop, run the linter first."),
+            *session[i + 2 : i + 3],
+        ]
+        found["user text"].append(
+            (f"user text instead of the results in message {i + 1}", copy.deepcopy(typed))
+        )
         if len(results) > 1:  # one of two parallel calls lost
-            lists.append(_with(session, i + 1, results[1:]))
-        lists.append(_with(session, i + 1, [*results[:-1], text("(the user pressed Esc)")]))
-    return lists
+            found["partial"].append(
+                (f"first result of message {i + 1} lost", _with(session, i + 1, results[1:]))
+            )
+        esc = [*results[:-1], text("(the user pressed Esc)")]
+        found["text"].append((f"last result of message {i + 1} replaced by text", _with(session, i + 1, esc)))
+    return found
 
 
-def _same_role_runs(session: list[dict]) -> list[list[dict]]:
-    """Lists with a run of same-role messages: a placeholder, a reminder, an assistant split in two."""
-    lists = []
+def _same_role_runs(session: list[dict]) -> dict[str, Labelled]:
+    """Kind -> lists with one run of same-role messages (placeholder, reminder, three, assistant split)."""
+    found: dict[str, Labelled] = {
+        "placeholder": [],
+        "reminder": [],
+        "three in a row": [],
+        "assistant split": [],
+    }
     for i, message in enumerate(session):
         if is_tool_result_message(message):
-            lists.append([*session[:i], user("[12 messages snipped]"), *session[i:]])
-            lists.append([*session[: i + 1], user("Reminder: keep answers short."), *session[i + 1 :]])
-            lists.append([*session[:i], user("a"), user("b"), *session[i:]])
+            found["placeholder"].append(
+                (
+                    f"placeholder inserted before message {i}",
+                    [*session[:i], user("[12 messages snipped]"), *session[i:]],
+                )
+            )
+            found["reminder"].append(
+                (
+                    f"reminder inserted after message {i}",
+                    [*session[: i + 1], user("Reminder: keep answers short."), *session[i + 1 :]],
+                )
+            )
+            found["three in a row"].append(
+                (
+                    f"two user messages inserted before message {i}",
+                    [*session[:i], user("a"), user("b"), *session[i:]],
+                )
+            )
         elif message["role"] == "assistant" and i > 0:
-            lists.append([*session[:i], assistant("Thinking aloud."), *session[i:]])
-    return lists[:: max(1, len(lists) // 24)]
+            found["assistant split"].append(
+                (
+                    f"assistant text inserted before message {i}",
+                    [*session[:i], assistant("Thinking aloud."), *session[i:]],
+                )
+            )
+    return {kind: lists[:: max(1, len(lists) // 8)] for kind, lists in found.items()}
+
+
+def _labelled(make: Callable[[list[dict]], dict[str, Labelled]], kind: str) -> Labelled:
+    """The lists of one kind from every course session, each label naming its session."""
+    return [
+        (f"{name}, {how}", given)
+        for name, session in zip(SESSION_NAMES, course_sessions(), strict=True)
+        for how, given in make(session)[kind]
+    ]
 
 
 def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
@@ -217,16 +265,18 @@ def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
             raise AssertionError(f"list {k} of {len(calls)}: expected {want!r}{why}, got {got!r}")
 
 
-def _same_list(fn: Callable, reference: Callable, lists: list[list[dict]], kind: str) -> None:
-    for k, given in enumerate(lists, start=1):
+def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str) -> None:
+    for k, (how, given) in enumerate(lists, start=1):
+        where = f"list {k} of {len(lists)} ({kind}: {how})"
         before = copy.deepcopy(given)
         got = fn(given)
-        assert given == before, f"list {k} of {len(lists)} ({kind}): the input list was changed"
-        assert_same_messages(got, reference(before), f"list {k} of {len(lists)} ({kind})")
-        problem = first_problem_reference(got)
+        assert given == before, f"{where}: the input list was changed"
+        problem = first_problem_reference(got) if isinstance(got, list) else None
         assert problem is None or problem[1] not in FORM_RULES, (
-            f"list {k} of {len(lists)} ({kind}): the result breaks {problem[1]!r} at message {problem[0]}"
+            f"{where}: the returned list breaks {problem[1]!r} at message {problem[0]}: {RULES[problem[1]]}"
+            + (", so the results must come before the text" if problem[1] == "tool_result_not_first" else "")
         )
+        assert_same_messages(got, reference(before), where)
 
 
 # ---------------------------------------------------------------- the checks
@@ -263,17 +313,26 @@ def check_merge_same_role(merge_same_role: Callable) -> CheckReport:
     cases = [
         (
             f"course session {k + 1} comes back equal",
-            lambda s=s: _same_list(merge_same_role, ref, [s], "nothing to merge"),
+            lambda s=s, name=name: _same_list(merge_same_role, ref, [(name, s)], "nothing to merge"),
         )
-        for k, s in enumerate(course_sessions())
+        for k, (name, s) in enumerate(zip(SESSION_NAMES, course_sessions(), strict=True))
     ]
-    runs = [r for s in course_sessions() for r in _same_role_runs(s)]
+    named = {
+        "a placeholder before results": "placeholder",
+        "a reminder after results": "reminder",
+        "three in a row": "three in a row",
+        "an assistant message split in two": "assistant split",
+    }
     cases += [
-        ("a placeholder before results", lambda: _same_list(merge_same_role, ref, runs[0::3], "placeholder")),
-        ("a reminder after results", lambda: _same_list(merge_same_role, ref, runs[1::3], "reminder")),
-        ("three in a row", lambda: _same_list(merge_same_role, ref, runs[2::3], "three in a row")),
-        ("a single message", lambda: _same_list(merge_same_role, ref, [[user("hi")]], "single")),
-        ("an empty list", lambda: _same_list(merge_same_role, ref, [[]], "empty")),
+        (case, lambda kind=kind: _same_list(merge_same_role, ref, _labelled(_same_role_runs, kind), kind))
+        for case, kind in named.items()
+    ]
+    cases += [
+        (
+            "a single message",
+            lambda: _same_list(merge_same_role, ref, [("[user('hi')]", [user("hi")])], "single"),
+        ),
+        ("an empty list", lambda: _same_list(merge_same_role, ref, [("[]", [])], "empty")),
     ]
     return run_cases("merge_same_role", cases)
 
@@ -285,19 +344,24 @@ def check_answer_unanswered(answer_unanswered: Callable) -> CheckReport:
     cases = [
         (
             f"course session {k + 1} comes back equal",
-            lambda s=s: _same_list(answer_unanswered, ref, [s], "nothing unanswered"),
+            lambda s=s, name=name: _same_list(answer_unanswered, ref, [(name, s)], "nothing unanswered"),
         )
-        for k, s in enumerate(sessions)
+        for k, (name, s) in enumerate(zip(SESSION_NAMES, sessions, strict=True))
     ]
-    lists = [x for s in sessions for x in _interrupted(s)]
+    named = {
+        "crashed while the tools ran": "at the end",
+        "the user typed instead": "user text",
+        "one of several results lost": "partial",
+        "text where a result belongs": "text",
+    }
     cases += [
-        (
-            "crashed while the tools ran",
-            lambda: _same_list(answer_unanswered, ref, lists[0::4], "at the end"),
-        ),
-        ("the user typed instead", lambda: _same_list(answer_unanswered, ref, lists[1::4], "user text")),
-        ("one of several results lost", lambda: _same_list(answer_unanswered, ref, lists[2::4], "partial")),
-        ("text where a result belongs", lambda: _same_list(answer_unanswered, ref, lists[3::4], "text")),
-        ("a single message", lambda: _same_list(answer_unanswered, ref, [[user("hi")]], "single")),
+        (case, lambda kind=kind: _same_list(answer_unanswered, ref, _labelled(_interrupted, kind), kind))
+        for case, kind in named.items()
     ]
+    cases.append(
+        (
+            "a single message",
+            lambda: _same_list(answer_unanswered, ref, [("[user('hi')]", [user("hi")])], "single"),
+        )
+    )
     return run_cases("answer_unanswered", cases)

@@ -158,12 +158,50 @@ def micro_keeping_edited_reference(
     return out
 
 
+def why_kept_or_cleared(got: object, want: list[dict], messages: list[dict], recent_turns: int) -> str:
+    """Name the first tool result kept where it should be cleared, or the reverse, and the reason."""
+    if not isinstance(got, list) or len(got) != len(want):
+        return ""
+    names, inputs = tool_names(messages), tool_inputs(messages)
+    editing = edited_paths(messages, recent_turns)
+    turns = f"the last {recent_turns} assistant turn" + ("" if recent_turns == 1 else "s")
+    for i, (mine, theirs) in enumerate(zip(got, want, strict=True)):
+        if not (isinstance(mine, dict) and isinstance(mine.get("content"), list)):
+            continue
+        if not isinstance(theirs.get("content"), list) or len(mine["content"]) != len(theirs["content"]):
+            continue
+        for b, w in zip(mine["content"], theirs["content"], strict=True):
+            if not (isinstance(b, dict) and w.get("type") == "tool_result") or b == w:
+                continue
+            use_id = w["tool_use_id"]
+            name, path = names.get(use_id), inputs.get(use_id, {}).get("path")
+            what = f"the {name} result {use_id!r} (message {i})" + (f" of {path!r}" if path else "")
+            if is_cleared(w["content"]):
+                reason = (
+                    f"{path!r} is not edited in {turns}"
+                    if name == "read_file" and recent_turns > 0
+                    else "with recent_turns=0 no edit keeps a result"
+                    if name == "read_file"
+                    else "only read_file results are kept for an edit"
+                )
+                return f" Why: {what} should be cleared: it is old, and {reason}."
+            if name == "read_file" and path in editing:
+                return f" Why: {what} should stay whole: an edit_file of {path!r} is in {turns}."
+            return f" Why: {what} should stay as it is: among the newest, short, a note or a marker."
+    return ""
+
+
 def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
     given = copy.deepcopy(messages)
     got = fn(given, **kwargs)
     where = f"{name}, " + ", ".join(f"{k}={v}" for k, v in kwargs.items())
     assert given == messages, f"{where}: the input list was changed; build new messages instead"
-    assert_same_messages(got, micro_keeping_edited_reference(messages, **kwargs), where)
+    want = micro_keeping_edited_reference(messages, **kwargs)
+    try:
+        assert_same_messages(got, want, where)
+    except AssertionError as exc:
+        why = why_kept_or_cleared(got, want, messages, kwargs["recent_turns"])
+        raise AssertionError(f"{exc}{why}") from None
 
 
 def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:

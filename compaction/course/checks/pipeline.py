@@ -154,9 +154,14 @@ def cache_cost_reference(requests: list[list[dict]], method: str = "tiktoken") -
 
 def _cost(fn: Callable, requests: list[list[dict]], what: str) -> None:
     got, want = fn(copy.deepcopy(requests)), cache_cost_reference(requests)
-    assert isinstance(got, (int, float)) and abs(got - want) < 1e-6, (
-        f"{what}: expected {want:,.1f}, got {got!r}"
+    assert isinstance(got, (int, float)), f"{what}: return a number, got {type(got).__name__}"
+    hint = (
+        " (too low: the shared prefix stops at the first message that differs; a message equal again"
+        " after a change is written, not read)"
+        if got < want
+        else ""
     )
+    assert abs(got - want) < 1e-6, f"{what}: expected {want:,.1f}, got {got!r}{hint}"
 
 
 def check_cache_cost(cache_cost: Callable) -> CheckReport:
@@ -227,7 +232,14 @@ def losing_orders_reference(messages: list[dict]) -> list[tuple[str, ...]]:
 def _orders(fn: Callable, messages: list[dict], what: str) -> None:
     got, want = fn(copy.deepcopy(messages)), losing_orders_reference(messages)
     got = sorted(tuple(o) for o in got) if isinstance(got, (list, tuple, set)) else got
-    assert got == sorted(want), f"{what}: expected {sorted(want)}, got {got!r}"
+    missing = [o for o in want if isinstance(got, list) and o not in got]
+    hint = (
+        f"; {missing} lose it too (a fresh OutputStore for each order: a store shared between orders"
+        " already holds the file an earlier order saved)"
+        if missing
+        else ""
+    )
+    assert got == sorted(want), f"{what}: expected {sorted(want)}, got {got!r}{hint}"
 
 
 def check_losing_orders(losing_orders: Callable) -> CheckReport:

@@ -3,7 +3,7 @@
 ``check_restore`` runs a learner's ``fn(messages, workspace, max_files=5)`` on a session of the
 offline agent in its own workspace: every block must name one file in its first line and hold the
 file as ``read_file`` shows it, newest read first, only files whose text on disk is still what the
-agent last read (a file changed on disk, or a read that micro cleared, is never restored), and only
+agent last read (a file changed or deleted on disk, or a read that micro cleared, is never restored), and only
 files the package restores too. ``check_choose_restores`` compares a learner's choice of files
 under a budget with the package's ``choose_restores``, boundaries included. Deliberately left out:
 the per-file token cut, which the chapter shows rather than asks for.
@@ -112,6 +112,19 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
         got = _restored_paths(run(messages, folder), reads_of(messages), "after a change on disk")
         assert newest not in got, f"{newest} changed on disk after the agent read it, and was restored anyway"
 
+    def not_a_deleted_file():
+        messages, folder = restore_session()
+        newest = _restored_paths(restore_files(messages, folder), reads_of(messages), "package")[0]
+        Workspace(folder).path(newest).unlink()
+        try:
+            got = _restored_paths(run(messages, folder), reads_of(messages), "after a deletion")
+        except FileNotFoundError as exc:
+            raise AssertionError(
+                f"{newest} was deleted after the agent read it, and restoring raised {exc!r}; skip it"
+            ) from None
+        assert newest not in got, f"{newest} was deleted after the agent read it, and was restored anyway"
+        assert got, "nothing restored: only the deleted file should be left out"
+
     def not_a_cleared_read():
         messages, folder = restore_session()
         cleared = micro_compact(messages, keep_recent=0, min_chars=0)  # every read is a placeholder now
@@ -143,6 +156,7 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
             ("each block holds one whole file as read_file shows it", whole_files),
             ("only files the package restores too, newest read first", only_what_the_package_restores),
             ("never a file changed on disk since the agent read it", not_a_changed_file),
+            ("never a file deleted since the agent read it (and no error)", not_a_deleted_file),
             ("never a read that micro cleared", not_a_cleared_read),
             ("at most max_files files", at_most_max_files),
         ],
@@ -178,12 +192,13 @@ def check_choose_restores(fn: Callable[..., list[str]]) -> CheckReport:
             want = choose_restores(sizes, max_files=max_files, max_total_tokens=total)
             if got == want:
                 return
+            given = f"with sizes={list(sizes)}, max_files={max_files}, max_total_tokens={total:,}: "
             used = sum(dict(sizes)[p] for p in got if p in dict(sizes))
-            assert set(got) <= set(dict(sizes)), f"chose {got}: some of these are not candidates"
-            assert len(got) <= max_files, f"chose {len(got)} files, max_files is {max_files}"
-            assert used <= total, f"chose {got}: {used:,} tokens, over the total of {total:,}"
+            assert set(got) <= set(dict(sizes)), f"{given}chose {got}: some of these are not candidates"
+            assert len(got) <= max_files, f"{given}chose {len(got)} files, over max_files"
+            assert used <= total, f"{given}chose {got}: {used:,} tokens, over the total"
             raise AssertionError(
-                f"with max_files={max_files}, total={total:,}: chose {got}, the rule chooses {want} "
+                f"{given}chose {got}, the rule chooses {want} "
                 "(newest first; skip a file that would pass the total and try the next)"
             )
 

@@ -89,17 +89,20 @@ def check_strip_analysis(fn: Callable[[str], str]) -> CheckReport:
     def case_for(answer):
         def case():
             got, want = fn(answer), strip_analysis(answer)
-            assert isinstance(got, str), f"returned {type(got).__name__}, expected a string"
+            given = f"for the answer {answer!r}: "
+            assert isinstance(got, str), f"{given}returned {type(got).__name__}, expected a string"
             if got == want:
                 return
             if "<analysis>" in got:
                 where = got.index("<analysis>")
                 raise AssertionError(
-                    f"an <analysis> part is left at character {where}: {got[where : where + 40]!r}"
+                    f"{given}an <analysis> part is left at character {where}: {got[where : where + 40]!r}"
                 )
             if got.strip() != got:
-                raise AssertionError(f"surrounding whitespace is left: {got[:30]!r}...; strip the result")
-            raise AssertionError(f"got {got[:60]!r}, expected {want[:60]!r}")
+                raise AssertionError(
+                    f"{given}surrounding whitespace is left: {got[:30]!r}...; strip the result"
+                )
+            raise AssertionError(f"{given}got {got[:60]!r}, expected {want[:60]!r}")
 
         return case
 
@@ -149,11 +152,14 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
             got, want = _outcome(fn, content), _outcome(summary_from_blocks, content)
             if got == want:
                 return
+            given = f"for the content {content!r}: "
             if want == "SummaryFailed":
-                raise AssertionError(f"must raise SummaryFailed, but returned {got[:60]!r}")
+                raise AssertionError(f"{given}must raise SummaryFailed, but returned {got[:60]!r}")
             if got == "SummaryFailed":
-                raise AssertionError(f"raised SummaryFailed, but the answer holds a summary: {want[:60]!r}")
-            raise AssertionError(f"got {got[:70]!r}, expected {want[:70]!r}")
+                raise AssertionError(
+                    f"{given}raised SummaryFailed, but the answer holds a summary: {want[:60]!r}"
+                )
+            raise AssertionError(f"{given}got {got[:70]!r}, expected {want[:70]!r}")
 
         return case
 

@@ -122,10 +122,19 @@ def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
         f"{where}: an estimate of {got:,} can really be {got * (100 + pct) / 100:,.2f} tokens, "
         f"more than the {room:,} that fit"
     )
-    assert (got + 1) * (100 + pct) > room * 100, (
-        f"{where}: {got + 1:,} still fits ({(got + 1) * (100 + pct) / 100:,.2f} <= {room:,}); "
-        "return the largest estimate that fits"
-    )
+    if (got + 1) * (100 + pct) <= room * 100:
+        as_float = room / (1 + pct / 100)
+        cause = (
+            f"; floating point may be the cause: {room} / {1 + pct / 100} gives {as_float!r}, which int() "
+            f"cuts to {got:,}; compute in whole numbers, as room * 100 // (100 + pct)"
+            if (got + 1) * (100 + pct) == room * 100 and int(as_float) == got
+            else ""
+        )
+        raise AssertionError(
+            f"{where}: returned {got:,}, but {got + 1:,} still fits "
+            f"({(got + 1) * (100 + pct) / 100:,.2f} <= {room:,}); return the largest estimate that fits"
+            + cause
+        )
 
 
 def check_limit_for(limit_for: Callable) -> CheckReport:
