@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from compaction.agent import new_workspace, run_agent
 from compaction.backend import connect
 from compaction.course.checks.levels import FIX_SCRIPT, fix_session, project_line
-from compaction.levels.checkpoint import Checkpoint, build_checkpoint, from_markdown, load, resume_messages
+from compaction.levels.checkpoint import (
+    Checkpoint,
+    build_checkpoint,
+    files_modified,
+    from_markdown,
+    load,
+    resume_messages,
+)
 from compaction.messages import validate
 
 
@@ -131,3 +138,21 @@ def test_the_offline_agent_resumes_from_a_checkpoint_where_it_left_off(tmp_path)
         return [int(n) for s in said for n in re.findall(r"\[step (\d+)", s)]
 
     assert steps(second.messages)[0] == max(steps(first.messages)) + 1, "it started over instead of resuming"
+
+
+def test_files_modified_reads_anthropics_text_editor_tool():
+    editor = "str_replace_based_edit_tool"
+    calls = [
+        {"command": "view", "path": "a.py"},
+        {"command": "str_replace", "path": "a.py", "old_str": "y = 2", "new_str": "y = 3"},
+        {"command": "create", "path": "b.py", "file_text": "z = 1\n"},
+    ]
+    messages = [{"role": "user", "content": "Fix it."}]
+    for k, args in enumerate(calls):
+        use = {"type": "tool_use", "id": f"toolu_e{k}", "name": editor, "input": args}
+        out = "     1\tx = 1\n     2\ty = 2" if k == 0 else "done"
+        messages += [
+            {"role": "assistant", "content": [use]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": out}]},
+        ]
+    assert files_modified(messages) == ["a.py (line 2)", "b.py (written)"]

@@ -91,6 +91,13 @@ def first_occurrence_order(output):
     return "\n".join([*rest, *reversed(found)])
 
 
+def first_exception_dropped(output):
+    """Wrong: a chain's first exception line is left out, the others kept in order."""
+    found = checks.EXCEPTION_LINE.findall(output)
+    first = found[0] if len(found) > 1 else None
+    return "\n".join(line for line in by_file(output).splitlines() if line != first)
+
+
 CASES = [
     (
         checks.check_condense_traceback,
@@ -102,6 +109,7 @@ CASES = [
             unchanged,
             exceptions_merged,
             first_occurrence_order,
+            first_exception_dropped,
         ],
     )
 ]
@@ -118,3 +126,9 @@ def test_a_condenser_written_differently_passes():
 def test_the_sample_is_the_same_for_the_same_seed_and_long():
     assert checks.sample_traceback(seed=3) == checks.sample_traceback(seed=3)
     assert len(checks.sample_traceback().splitlines()) > 200
+
+
+def test_a_missing_exception_fails_the_order_row_too():
+    report = checks.check_condense_traceback(first_exception_dropped)
+    row = next(r for r in report.results if r.name == "the chained exceptions in their order")
+    assert not row.passed and "missing or out of order" in row.detail, row

@@ -60,6 +60,34 @@ def phases_without_green(messages):
     return [(end, why) for end, why in phase_ends(messages) if why != "tests turned green"]
 
 
+def phases_ignoring_summaries(messages):
+    """Wrong: the package's rules, but a summary step is treated like any other step."""
+    ends, start, edited, looks, last = [], None, set(), [], {}
+
+    def close(end, reason):
+        nonlocal start, edited, looks
+        if end > start:
+            ends.append((end, reason))
+        start, edited, looks = end, set(), []
+
+    for step in steps(messages):
+        start = step.index if start is None else start
+        if step.kind == "edit" and not edited and len(looks) >= 2:
+            close(step.index, "first edit after research")
+        elif step.kind == "edit" and edited and not set(step.files) & edited:
+            close(looks[0].index if looks else step.index, "moved on to " + ", ".join(step.files))
+        if step.kind == "edit":
+            edited |= set(step.files)
+            looks = []
+        elif step.kind in ("read", "search", "test"):
+            looks.append(step)
+        if step.test_status == "green" and (edited or last.get(step.test_command) == "red"):
+            close(min(step.index + 2, len(messages)), "tests turned green")
+        if step.test_status:
+            last[step.test_command] = step.test_status
+    return ends
+
+
 def files_last_only(messages):
     """Wrong: only the newest edited file survives: a checkpoint that loses files."""
     return files_modified(messages)[-1:]
@@ -83,7 +111,11 @@ def files_without_lines(messages):
 
 CASES = [
     (checks.check_condense_grep, condense_grep, [grep_without_line_numbers, grep_head_only, grep_unchanged]),
-    (checks.check_phase_ends, phase_ends, [phases_never_fire, phases_at_every_edit, phases_without_green]),
+    (
+        checks.check_phase_ends,
+        phase_ends,
+        [phases_never_fire, phases_at_every_edit, phases_without_green, phases_ignoring_summaries],
+    ),
     (
         checks.check_files_modified,
         files_modified,
@@ -126,3 +158,25 @@ def test_edited_line_reads_the_number_from_the_newest_read_of_that_file():
     session = checks.fix_session()
     expected = checks.project_line("textstats/ngrams.py", "range(len(tokens) - n)]")
     assert edited_line(session, "textstats/ngrams.py", "range(len(tokens) - n)]") == expected
+
+
+def test_summarized_session_holds_a_summary_step_before_the_first_edit():
+    kinds = [s.kind for s in steps(checks.summarized_session())]
+    assert "summary" in kinds and kinds.index("summary") < kinds.index("edit")
+
+
+def test_ignoring_summaries_fails_only_on_the_session_with_a_summary():
+    report = checks.check_phase_ends(phases_ignoring_summaries)
+    failed = [r.name for r in report.results if not r.passed]
+    assert failed == ["identical on a session with a phase summary in it"], failed
+
+
+def test_a_failing_row_names_the_first_entry_that_differs():
+    want = [(9, "a"), (13, "b"), (49, "tests turned green")]
+    assert checks.first_difference(want[:2], want) == (
+        "entry 2 missing: (49, 'tests turned green') (2 entries, expected 3)"
+    )
+    assert checks.first_difference([(9, "a"), (14, "b")], want[:2]).startswith(
+        "entry 1: got (14, 'b'), expected (13, 'b')"
+    )
+    assert checks.first_difference(want, want[:1]).startswith("entry 1 not expected: (13, 'b')")

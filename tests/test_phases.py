@@ -30,6 +30,9 @@ def session(tmp_path_factory):
         ("bash", {"command": "python -m pytest -q"}, ("test", None)),
         ("bash", {"command": "cat setup.cfg"}, ("read", "setup.cfg")),
         ("bash", {"command": "python --version"}, ("other", None)),
+        ("str_replace_based_edit_tool", {"command": "view", "path": "a.py"}, ("read", "a.py")),
+        ("str_replace_based_edit_tool", {"command": "str_replace", "path": "a.py"}, ("edit", "a.py")),
+        ("str_replace_editor", {"command": "create", "path": "b.py", "file_text": "x"}, ("edit", "b.py")),
     ],
 )
 def test_each_tool_call_is_a_kind_of_work_on_a_file(name, args, expected):

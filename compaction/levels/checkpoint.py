@@ -130,12 +130,13 @@ def files_modified(messages: Sequence[Message]) -> list[str]:
             opened = path if kind in ("read", "edit") and path else opened
             if kind != "edit" or not path:
                 continue
-            old = args.get("old_text") or args.get("old_string") or args.get("search")
+            old = args.get("old_text") or args.get("old_string") or args.get("old_str") or args.get("search")
             if old:
                 line = edited_line(messages[:i], path, old)
                 what = f"line {line}" if line else "edited"
             else:
-                what = "written" if str(use.get("name", "")).lower() in WRITERS else "edited"
+                writes = str(use.get("name", "")).lower() in WRITERS or args.get("command") == "create"
+                what = "written" if writes else "edited"
             changed.setdefault(path, []).append(what)
     return [f"{p} ({', '.join(dict.fromkeys(what))})" for p, what in changed.items()]
 

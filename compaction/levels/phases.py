@@ -44,10 +44,17 @@ class Phase:
     reason: str  # "first edit after research", "tests turned green", "moved on to ...", "open"
 
 
+# Anthropic's text editor tool (docs.anthropic.com/en/docs/agents-and-tools/tool-use/text-editor-tool):
+# commands view, create, str_replace, insert (and undo_edit in older versions), each with a ``path``
+TEXT_EDITOR_TOOLS = ("str_replace_based_edit_tool", "str_replace_editor")
+
+
 def action_of(name: str, args: dict) -> tuple[str, str | None]:
     """The kind of work a tool call does and the file it is about: ``("read", "a.py")``."""
     name = name.lower()
     path = args.get("path") or args.get("file_path") or args.get("notebook_path") or args.get("filename")
+    if name in TEXT_EDITOR_TOOLS:  # Anthropic's text editor tool: one tool, the work named by ``command``
+        return ("read" if args.get("command") == "view" else "edit"), path
     if name in ("read_file", "read", "view", "open", "goto", "scroll_up", "scroll_down"):
         return "read", path
     if name in ("write_file", "edit_file", "write", "edit", "multiedit", "notebookedit", "create", "insert"):

@@ -103,9 +103,12 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
 
     def order_kept():
         for name, output in outputs.items():
-            got, wanted = condensed(name), EXCEPTION_LINE.findall(output)
-            positions = [got.find(line) for line in wanted]
-            assert positions == sorted(positions), f"{name}: the exceptions are not in their original order"
+            lines, wanted, at = condensed(name).splitlines(), EXCEPTION_LINE.findall(output), -1
+            for k, line in enumerate(wanted, 1):
+                assert line in lines[at + 1 :], (
+                    f"{name}: exception {k} of {len(wanted)} ({line[:60]!r}) is missing or out of order"
+                )
+                at = lines.index(line, at + 1)
 
     def locations_kept():
         for name, output in outputs.items():

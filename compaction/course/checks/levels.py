@@ -23,6 +23,7 @@ from compaction.course.checks import CheckReport, run_cases
 from compaction.levels.checkpoint import files_modified as files_modified_reference
 from compaction.levels.condense import condense_grep as condense_grep_reference
 from compaction.levels.locations import missing_references
+from compaction.levels.phase_summary import summarize_phase
 from compaction.levels.phases import detect_phases
 from compaction.tokens import count_text
 from compaction.tools import Workspace
@@ -202,6 +203,25 @@ def level_sessions() -> list[list[dict]]:
     return [json.loads(_fix_session_json()), sample_session()]
 
 
+def summarized_session() -> list[dict]:
+    """The fix session with a summary of its research so far (messages 1-8) written before its first edit."""
+    messages = json.loads(_fix_session_json())
+    summary = {"role": "assistant", "content": [{"type": "text", "text": summarize_phase(messages, 1, 9)}]}
+    note = {"role": "user", "content": [{"type": "text", "text": "[Phase summarized: messages 1-8.]"}]}
+    return messages[:9] + [summary, note] + messages[9:]
+
+
+def first_difference(got: list, want: list) -> str:
+    """Where two lists first differ: a wrong entry, a missing one or an extra one, with both lengths."""
+    sizes = f"({len(got)} entries, expected {len(want)})"
+    for i, (g, w) in enumerate(zip(got, want, strict=False)):
+        if g != w:
+            return f"entry {i}: got {g!r}, expected {w!r} {sizes}"
+    if len(got) < len(want):
+        return f"entry {len(got)} missing: {want[len(got)]!r} {sizes}"
+    return f"entry {len(want)} not expected: {got[len(want)]!r} {sizes}"
+
+
 def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
     """A grep condenser: the package's totals line, every path and line kept, 80% fewer tokens."""
 
@@ -254,9 +274,14 @@ def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
             if k >= len(sessions):
                 return
             got, want = phase_ends(sessions[k]), reference(sessions[k])
-            assert list(got) == want, f"got {list(got)[:4]}..., expected {want[:4]}..."
+            assert list(got) == want, first_difference(list(got), want)
 
         return case
+
+    def after_a_summary() -> None:
+        messages = summarized_session()
+        got, want = phase_ends(messages), reference(messages)
+        assert list(got) == want, "a phase summary ends the phase; " + first_difference(list(got), want)
 
     def research_then_edit() -> None:
         messages = _tiny([("read_file", {"path": "a.py"}), ("bash", {"command": "grep -rn x ."}), _EDIT_A])
@@ -271,6 +296,7 @@ def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
         [
             ("identical on the scripted fix session", same_on(0)),
             ("identical on the course's sample session", same_on(1)),
+            ("identical on a session with a phase summary in it", after_a_summary),
             ("the first edit after two reads ends research", research_then_edit),
             ("a session that only reads has nothing finished", only_reads),
         ],
