@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from compaction.course.checks import pipeline as checks
-from compaction.triggers import CircuitBreaker
 from compaction.triggers import summary_threshold as package_threshold
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
@@ -25,25 +24,8 @@ def summary_threshold(context_window, reserve_output=None, buffer=None):
     return left
 
 
-class Breaker:
-    def __init__(self, max_failures=3):
-        self.max_failures, self.failures = max_failures, 0
-
-    @property
-    def is_open(self):
-        return self.failures >= self.max_failures
-
-    def record(self, success):
-        self.failures = 0 if success else self.failures + 1
-
-
 def stub(*args, **kwargs):
     raise NotImplementedError
-
-
-class StubBreaker:
-    def __init__(self, max_failures=3):
-        raise NotImplementedError
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -57,17 +39,6 @@ def fixed_buffer(context_window, reserve_output=None, buffer=None):
     if left <= 0:
         raise ValueError("no room left")
     return left
-
-
-class NeverOpens(Breaker):
-    @property
-    def is_open(self):
-        return False
-
-
-class CountsAllFailures(Breaker):
-    def record(self, success):
-        self.failures += 0 if success else 1
 
 
 def reserve_by_rank(output_tokens, allowed_over=0):
@@ -125,7 +96,6 @@ def reserve_stub(output_tokens, allowed_over=0):
     ("check", "right", "wrongs"),
     [
         (checks.check_summary_threshold, summary_threshold, [fixed_buffer]),
-        (checks.check_circuit_breaker, Breaker, [NeverOpens, CountsAllFailures]),
         (
             checks.check_reserve_from_answers,
             reserve_by_rank,
@@ -138,7 +108,7 @@ def reserve_stub(output_tokens, allowed_over=0):
             ],
         ),
     ],
-    ids=["summary_threshold", "circuit_breaker", "reserve_from_answers"],
+    ids=["summary_threshold", "reserve_from_answers"],
 )
 def test_each_check_passes_the_right_answer_and_rejects_known_wrong_ones(check, right, wrongs):
     assert check(right).passed, str(check(right))
@@ -150,7 +120,6 @@ def test_each_check_passes_the_right_answer_and_rejects_known_wrong_ones(check, 
     ("check", "unfinished"),
     [
         (checks.check_summary_threshold, stub),
-        (checks.check_circuit_breaker, StubBreaker),
         (checks.check_reserve_from_answers, reserve_stub),
     ],
 )
@@ -162,7 +131,6 @@ def test_an_untouched_stub_fails_every_case(check, unfinished):
 
 def test_the_package_passes_its_own_checks():
     assert checks.check_summary_threshold(package_threshold).passed
-    assert checks.check_circuit_breaker(CircuitBreaker).passed
     assert checks.check_reserve_from_answers(checks.reserve_from_answers).passed
 
 

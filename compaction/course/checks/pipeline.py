@@ -28,7 +28,7 @@ from compaction.prompt_cache import common_prefix
 from compaction.snip import snip_compact
 from compaction.store import OutputStore
 from compaction.tokens import estimate_tokens, message_tokens
-from compaction.triggers import CircuitBreaker, summary_threshold
+from compaction.triggers import summary_threshold
 
 BIG = 40_000  # characters of the large output in the order case
 
@@ -302,37 +302,6 @@ def check_summary_threshold(fn: Callable) -> CheckReport:
         ("no room left is a ValueError", lambda: _threshold_case(fn, 1_000, 900, 200)),
     ]
     return run_cases("summary_threshold", cases)
-
-
-# ---------------------------------------------------------------- chapter 08, exercise 2
-
-OUTCOMES = {
-    "three failures in a row": [False, False, False],
-    "failures with successes between": [False, False, True, False, False, True, False],
-    "two failures are not enough": [False, False],
-    "only successes": [True] * 6,
-    "the fourth failure after a reset": [False, True, False, False, False],
-}
-
-
-def _breaker_case(cls: type, outcomes: list[bool], max_failures: int = 3) -> None:
-    mine, ref = cls(max_failures), CircuitBreaker(max_failures)
-    for n, outcome in enumerate(outcomes, 1):
-        if ref.is_open:
-            break  # an open breaker is not asked again
-        mine.record(outcome)
-        ref.record(outcome)
-        assert bool(mine.is_open) == ref.is_open, (
-            f"after {outcomes[:n]} with max_failures={max_failures}: is_open should be {ref.is_open}"
-        )
-
-
-def check_circuit_breaker(cls: type) -> CheckReport:
-    """Exercise: a breaker that opens after max_failures consecutive failures, like the package's."""
-    cases = [(name, lambda o=o: _breaker_case(cls, o)) for name, o in OUTCOMES.items()]
-    cases.append(("max_failures=1 opens at once", lambda: _breaker_case(cls, [False], 1)))
-    cases.append(("max_failures=5", lambda: _breaker_case(cls, [False] * 4 + [True] + [False] * 5, 5)))
-    return run_cases("CircuitBreaker", cases)
 
 
 # ---------------------------------------------------------------- chapter 10, exercise
