@@ -5,18 +5,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import pytest
-
 from compaction.course.checks import levels as checks
 from compaction.levels.checkpoint import files_modified
 from compaction.levels.condense import condense_grep
 from compaction.levels.phase_summary import edited_line
 from compaction.levels.phases import action_of, detect_phases, steps
 from compaction.messages import tool_use_blocks
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError
+from tests.check_cases import check_tests
 
 
 def phase_ends(messages):
@@ -124,27 +119,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("check", "answer", "wrong"), CASES, ids=lambda x: getattr(x, "__name__", ""))
-def test_the_packages_answer_passes(check, answer, wrong):
-    report = check(answer)
-    assert report.passed, str(report)
-
-
-@pytest.mark.parametrize(("check", "answer", "wrong"), CASES, ids=lambda x: getattr(x, "__name__", ""))
-def test_an_untouched_stub_fails_every_case(check, answer, wrong):
-    report = check(stub)
-    assert not report.passed
-    assert all(r.detail == "not implemented yet" for r in report.results)
-
-
-@pytest.mark.parametrize(
-    ("check", "wrong"),
-    [(check, w) for check, _, wrongs in CASES for w in wrongs],
-    ids=lambda x: getattr(x, "__name__", ""),
-)
-def test_each_known_wrong_answer_is_rejected(check, wrong):
-    report = check(wrong)
-    assert not report.passed, f"{wrong.__name__} passed: {wrong.__doc__}"
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 
 
 def test_the_sample_outputs_are_large_and_the_same_every_time():

@@ -1,14 +1,13 @@
-"""Chapter 08's checks (threshold, breaker) pass right answers and reject stubs and known-wrong answers.
+"""Chapter 10's checks (threshold, reserve) pass right answers and reject stubs and known-wrong answers.
 
 Chapter 06's checks of the same module are specified in ``test_checks_pipeline_chapter.py``.
 """
 
 from __future__ import annotations
 
-import pytest
-
 from compaction.course.checks import pipeline as checks
 from compaction.triggers import summary_threshold as package_threshold
+from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 
@@ -23,9 +22,6 @@ def summary_threshold(context_window, reserve_output=None, buffer=None):
         raise ValueError("no room left")
     return left
 
-
-def stub(*args, **kwargs):
-    raise NotImplementedError
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -85,48 +81,19 @@ def reserve_no_errors(output_tokens, allowed_over=0):
     return reserve_by_rank(output_tokens, allowed_over) if output_tokens and allowed_over >= 0 else 0
 
 
-def reserve_stub(output_tokens, allowed_over=0):
-    raise NotImplementedError
-
 
 # ---------------------------------------------------------------- the checks
 
 
-@pytest.mark.parametrize(
-    ("check", "right", "wrongs"),
-    [
-        (checks.check_summary_threshold, summary_threshold, [fixed_buffer]),
-        (
-            checks.check_reserve_from_answers,
-            reserve_by_rank,
-            [
-                reserve_strict,
-                reserve_largest,
-                reserve_one_rank_off,
-                reserve_sorts_in_place,
-                reserve_no_errors,
-            ],
-        ),
-    ],
-    ids=["summary_threshold", "reserve_from_answers"],
-)
-def test_each_check_passes_the_right_answer_and_rejects_known_wrong_ones(check, right, wrongs):
-    assert check(right).passed, str(check(right))
-    for wrong in wrongs:
-        assert not check(wrong).passed, f"{wrong.__name__} should fail"
-
-
-@pytest.mark.parametrize(
-    ("check", "unfinished"),
-    [
-        (checks.check_summary_threshold, stub),
-        (checks.check_reserve_from_answers, reserve_stub),
-    ],
-)
-def test_an_untouched_stub_fails_every_case(check, unfinished):
-    report = check(unfinished)
-    assert not report.passed
-    assert all(not r.passed for r in report.results)
+CASES = [
+    (checks.check_summary_threshold, summary_threshold, [fixed_buffer]),
+    (
+        checks.check_reserve_from_answers,
+        reserve_by_rank,
+        [reserve_strict, reserve_largest, reserve_one_rank_off, reserve_sorts_in_place, reserve_no_errors],
+    ),
+]
+test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 
 
 def test_the_package_passes_its_own_checks():
