@@ -14,9 +14,7 @@ which the chapter shows rather than asks for.
 from __future__ import annotations
 
 import copy
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
 import anthropic
 
@@ -24,7 +22,7 @@ from compaction.api_errors import is_prompt_too_long, tokens_over
 from compaction.backend import connect
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
-from compaction.course.checks.summarize import WatchingClient
+from compaction.course.checks.summarize import LayerRuns
 from compaction.messages import InvalidConversation, is_tool_result_message, validate
 from compaction.reactive import pair_safe_tail
 from compaction.tokens import estimate_tokens
@@ -164,27 +162,12 @@ def thinking_session() -> list[dict]:
 
 def check_reactive_layer(fn: Callable[..., list[dict]]) -> CheckReport:
     """``fn(messages, *, client, transcript_dir)``: transcript first, then a summary and a pair-safe tail."""
-    client = connect("offline", context_window=1_000_000)
     sessions = {f"session {i} ({len(s)} messages)": s for i, s in enumerate(course_sessions(), 1)}
     sessions["the handmade session with thinking blocks"] = thinking_session()
-    runs: dict[str, tuple] = {}
+    runs = LayerRuns(fn, connect("offline", context_window=1_000_000), "check-reactive-")
 
     def run(name: str) -> tuple:
-        if name not in runs:
-            messages = sessions[name]
-            folder = Path(tempfile.mkdtemp(prefix="check-reactive-"))
-            watching = WatchingClient(client, folder / "transcripts", copy.deepcopy(messages))
-            before = copy.deepcopy(messages)
-            try:
-                got = fn(messages, client=watching, transcript_dir=folder / "transcripts")
-            except NotImplementedError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - each case of this session reports it
-                got = exc
-            runs[name] = (messages, before, got, watching)
-        messages, before, got, watching = runs[name]
-        if isinstance(got, Exception):
-            raise AssertionError(f"{name}: raised {type(got).__name__}: {got}")
+        messages, before, got, watching = runs(name, sessions[name])
         assert isinstance(got, list) and len(got) >= 2, (
             f"{name}: expected a summary message and a tail, got {type(got).__name__} "
             f"of length {len(got) if isinstance(got, list) else '-'}"

@@ -213,27 +213,35 @@ def _summary_cases() -> list[tuple[str, list[dict]]]:
     return out
 
 
-def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
-    """``fn(messages, *, client, transcript_dir)``: transcript first, then one user message: the summary."""
-    client = connect("offline", context_window=1_000_000)
-    runs: dict[str, tuple] = {}  # case name -> (input, its copy, output or exception, watching client)
+class LayerRuns:
+    """A learner's layer run once per case, through a ``WatchingClient``, for every rule to read."""
 
-    def run(name: str, messages: list[dict]) -> tuple:
-        if name not in runs:
-            folder = Path(tempfile.mkdtemp(prefix="check-summary-"))
-            watching = WatchingClient(client, folder / "transcripts", copy.deepcopy(messages))
+    def __init__(self, fn: Callable[..., list[dict]], client: Any, prefix: str):
+        self.fn, self.client, self.prefix = fn, client, prefix
+        self.runs: dict[str, tuple] = {}  # case name -> (input, its copy, output or exception, client)
+
+    def __call__(self, name: str, messages: list[dict]) -> tuple:
+        """(input, its copy, output, watching client); AssertionError when the layer raised."""
+        if name not in self.runs:
+            folder = Path(tempfile.mkdtemp(prefix=self.prefix))
+            watching = WatchingClient(self.client, folder / "transcripts", copy.deepcopy(messages))
             before = copy.deepcopy(messages)
             try:
-                got = fn(messages, client=watching, transcript_dir=folder / "transcripts")
+                got = self.fn(messages, client=watching, transcript_dir=folder / "transcripts")
             except NotImplementedError:
                 raise
             except Exception as exc:  # noqa: BLE001 - each case of this list reports it
                 got = exc
-            runs[name] = (messages, before, got, watching)
-        messages, before, got, watching = runs[name]
+            self.runs[name] = (messages, before, got, watching)
+        messages, before, got, watching = self.runs[name]
         if isinstance(got, Exception):
             raise AssertionError(f"{name}: raised {type(got).__name__}: {got}")
         return messages, before, got, watching
+
+
+def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
+    """``fn(messages, *, client, transcript_dir)``: transcript first, then one user message: the summary."""
+    run = LayerRuns(fn, connect("offline", context_window=1_000_000), "check-summary-")
 
     def each(rule: Callable[..., None]) -> Callable[[], None]:
         def case() -> None:
