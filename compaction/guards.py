@@ -14,6 +14,8 @@ def message_list(messages: Any) -> list:
     """The messages, when they are a list of dicts; TypeError otherwise."""
     if not isinstance(messages, list):
         raise TypeError(f"messages must be a list of message dicts, not {type(messages).__name__}")
+    if set(map(type, messages)) <= {dict}:  # the usual case, checked in C: layers run every turn
+        return messages
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             kind = type(message).__name__

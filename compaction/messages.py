@@ -241,6 +241,27 @@ def tail_starts(messages: Sequence[Mapping[str, Any]], first: int = 1) -> list[i
     return [i for i in range(max(first, 0), len(messages)) if messages[i].get("role") == "assistant"]
 
 
+def shared_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """How many leading messages two lists share, found by halving with slice comparisons run in C.
+
+    Messages are compared with ``==``, which takes the same dict as equal without looking inside,
+    so a list that grew or changed near its end costs a few C-level comparisons, not a Python loop.
+    """
+    if type(a) is not type(b):
+        a, b = list(a), list(b)
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    hi -= 1  # they differ somewhere before hi
+    while lo < hi:  # a[:lo] == b[:lo], and the first difference is at an index < hi + 1
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def to_json(message: Mapping[str, Any]) -> str:
     """A message as compact JSON with non-ASCII kept, the form transcripts and stores use."""
     _require_message(message, "to_json")

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compaction.guards import message_list, whole
-from compaction.messages import blocks, result_chars, tool_inputs, tool_names
+from compaction.messages import blocks, result_chars
 from compaction.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.placeholders import cleared_placeholder as placeholder_for
 
@@ -45,25 +45,53 @@ def micro_compact(
         if isinstance(b, dict) and b.get("type") == "tool_result"
     ]
     old = found[: max(0, len(found) - keep_recent)]
-    names, inputs = tool_names(messages), tool_inputs(messages)  # tool_use_id -> name / input
+    calls = _Calls(messages)  # tool_use_id -> its tool_use block, looked up only when needed
     out = list(messages)
     for i, j in old:
         block = messages[i]["content"][j]
-        use_id, content = block.get("tool_use_id"), block.get("content", "")
-        if (
-            result_chars(block) < min_chars
-            or names.get(use_id) in excluded
-            or is_cleared(content)
-            or is_persisted_marker(content)
-        ):
+        content = block.get("content", "")
+        if is_cleared(content) or is_persisted_marker(content) or result_chars(block) < min_chars:
             continue
-        note = placeholder_for(names.get(use_id), inputs.get(use_id))
+        call = calls.find(block.get("tool_use_id"), i)
+        name = call.get("name", "?") if call else None
+        if name in excluded:
+            continue
+        note = placeholder_for(name, (call.get("input") or {}) if call else None)
         if len(note) >= result_chars(block):
             continue  # the note would not be smaller
         if out[i] is messages[i]:
             out[i] = {**messages[i], "content": list(messages[i]["content"])}
         out[i]["content"][j] = {**block, "content": note}
     return out
+
+
+class _Calls:
+    """Finds the tool_use behind a result: first in the messages just before it, then anywhere.
+
+    Old results are mostly cleared already, so only a few lookups happen per pass; searching back
+    from the result finds its call in the message before it, instead of mapping the whole list.
+    """
+
+    def __init__(self, messages: list[dict]):
+        self.messages = messages
+        self._all: dict[str, dict] | None = None
+
+    def find(self, use_id: Any, index: int) -> dict:
+        """The tool_use block with ``use_id``, searching back from message ``index``; {} if none."""
+        for k in range(index - 1, max(index - 3, -1), -1):
+            for b in _tool_uses(self.messages[k]):
+                if b.get("id") == use_id:
+                    return b
+        if self._all is None:  # a call further back (or none): map every call once
+            self._all = {b["id"]: b for m in self.messages for b in _tool_uses(m) if "id" in b}
+        return self._all.get(use_id, {})
+
+
+def _tool_uses(message: dict) -> list[dict]:
+    content = message.get("content") if message.get("role") == "assistant" else None
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
 
 
 def cleared_count(messages: list[dict]) -> int:

@@ -52,7 +52,7 @@ from compaction.reactive import reactive_compact
 from compaction.snip import snip_compact
 from compaction.summarize import compact_history
 from compaction.tokens import TokenCounter, usage_input_tokens
-from compaction.transcript import write_transcript
+from compaction.transcript import Lines, write_transcript
 from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
@@ -163,6 +163,7 @@ class Compactor:
         self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
         self._over = 0  # summaries in a row that left the estimate over the threshold
         self.stopped: str | None = None  # why the loop guard stopped automatic summarizing
+        self._lines = Lines()  # each message's transcript line, encoded once
 
     @property
     def breaker_open(self) -> bool:
@@ -263,7 +264,7 @@ class Compactor:
             self._record(replace(event, turn=self.turn))
 
     def _transcript(self, messages: list[dict]) -> Path:
-        return Path(write_transcript(messages, self.transcript_dir))
+        return Path(write_transcript(messages, self.transcript_dir, lines=self._lines))
 
     def _auto_summary(self, messages: list[dict]) -> list[dict]:
         before = self.estimate(messages)

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from compaction.messages import block_text
+from compaction.messages import block_text, shared_prefix
 
 METHODS = ("chars", "tiktoken")
 MESSAGE_OVERHEAD = 4  # tokens the API spends on a message's role and framing, roughly
@@ -183,14 +183,16 @@ class TokenCounter:
         return n if list(messages[:n]) == self._anchor else 0
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """The counter's own estimate of the list, ignoring the anchor (a grown list pays only its tail)."""
+        """The counter's own estimate of the list, ignoring the anchor (paying only for what changed)."""
         last, total = self._last
-        n = len(last)
-        if n and len(messages) >= n and list(messages[:n]) == last:
-            total += sum(self.message_tokens(m) for m in messages[n:])
+        messages = list(messages)
+        kept = shared_prefix(last, messages)
+        if kept >= len(last) // 2:  # pay only for what changed since the last list
+            total -= sum(self.message_tokens(m) for m in last[kept:])
+            total += sum(self.message_tokens(m) for m in messages[kept:])
         else:
             total = sum(self.message_tokens(m) for m in messages)
-        self._last = (list(messages), total)
+        self._last = (messages, total)
         return total
 
     def count(self, messages: Sequence[Mapping[str, Any]]) -> int:

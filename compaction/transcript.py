@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,43 @@ class TranscriptError(OSError):
         super().__init__(f"transcript {self.path}: {reason}")
 
 
+class Lines:
+    """Each message's JSONL line, encoded once per dict (messages are never mutated).
+
+    A writer that saves a growing list again and again (the pipeline, before each layer that
+    changes it) passes one ``Lines`` to ``write_transcript`` and encodes only what is new.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[dict, str]] = {}  # id(message) -> (message, its line)
+
+    def __call__(self, message: dict[str, Any]) -> str:
+        """The message as compact JSON, from the cache when this very dict was encoded before."""
+        hit = self._seen.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = (message, to_json(message))
+            self._seen[id(message)] = hit
+        return hit[1]
+
+    def forget_all_but(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Drop the lines of messages no longer in ``messages`` once the cache has grown large."""
+        if len(self._seen) > 2 * len(messages) + 1024:
+            keep = {id(m) for m in messages}
+            self._seen = {k: v for k, v in self._seen.items() if k in keep}
+
+
 def write_transcript(
-    messages: Sequence[dict[str, Any]], directory: Path | str, *, name: str | None = None
+    messages: Sequence[dict[str, Any]],
+    directory: Path | str,
+    *,
+    name: str | None = None,
+    lines: Lines | None = None,
 ) -> Path:
     """Write the whole list as JSONL (one message per line, fsynced, mode 0600); return its path."""
     directory = Path(directory)
-    lines = _encode(messages, directory)  # before touching the disk: nothing half-written
+    text = _encode(messages, directory, lines or to_json)  # before touching the disk: nothing half-written
+    if lines is not None:
+        lines.forget_all_but(messages)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
@@ -47,7 +78,7 @@ def write_transcript(
     fd, path = _claim(directory, name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(lines)
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
     except OSError as exc:
@@ -79,7 +110,7 @@ def read_transcript(path: Path | str) -> list[dict[str, Any]]:
     return messages
 
 
-def _encode(messages: Sequence[dict[str, Any]], directory: Path) -> str:
+def _encode(messages: Sequence[dict[str, Any]], directory: Path, line: Callable[[dict], str]) -> str:
     if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
         raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
     lines = []
@@ -87,10 +118,10 @@ def _encode(messages: Sequence[dict[str, Any]], directory: Path) -> str:
         if not isinstance(message, dict):
             raise TypeError(f"messages[{i}] must be a dict, not {type(message).__name__}")
         try:
-            lines.append(to_json(message) + "\n")
+            lines.append(line(message))
         except (TypeError, ValueError) as exc:
             raise TranscriptError(directory, f"messages[{i}] is not JSON-serialisable ({exc})") from exc
-    return "".join(lines)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _claim(directory: Path, name: str | None) -> tuple[int, Path]:

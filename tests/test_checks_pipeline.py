@@ -23,7 +23,6 @@ def summary_threshold(context_window, reserve_output=None, buffer=None):
     return left
 
 
-
 # ---------------------------------------------------------------- known-wrong answers
 
 
@@ -79,7 +78,6 @@ def reserve_sorts_in_place(output_tokens, allowed_over=0):
 def reserve_no_errors(output_tokens, allowed_over=0):
     """Wrong: an empty list gives 0 instead of a ValueError."""
     return reserve_by_rank(output_tokens, allowed_over) if output_tokens and allowed_over >= 0 else 0
-
 
 
 # ---------------------------------------------------------------- the checks

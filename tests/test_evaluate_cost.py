@@ -88,4 +88,11 @@ def test_the_prefix_index_finds_the_same_entries_as_comparing_with_every_earlier
         sum(counter(m) for m in r.messages[:hit]) for r, hit in zip(requests, found, strict=True)
     )
     framings = sum(50 for i, r in enumerate(requests) if r.key in {q.key for q in requests[:i]})
-    assert price(requests, counter).read == expected_read + framings
+    cost = price(requests, counter)
+    assert cost.read == expected_read + framings
+    # request by request: the incremental walk (shared messages reused) agrees with the brute force
+    for i, (request, hit) in enumerate(zip(requests, found, strict=True)):
+        sizes = [counter(m) for m in request.messages]
+        framed = request.key in {q.key for q in requests[:i]}
+        read, written = sum(sizes[:hit]) + 50 * framed, sum(sizes[hit:]) + 50 * (not framed)
+        assert cost.per_request[i] == pytest.approx(CACHE_READ * read + CACHE_WRITE * written), i

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compaction.messages import shared_prefix
 from compaction.server_side import PRICE
 from compaction.tokens import estimate_tokens, message_tokens
 
@@ -96,55 +97,87 @@ class Prefixes:
     """The cache entries written so far, as a trie of message digests per framing key.
 
     Finding the longest entry a request starts with walks the request once, instead of comparing
-    it with every earlier entry, so a long session is priced in time linear in what it sends.
+    it with every earlier entry; a request that extends an entry walks on from that entry's end.
     """
 
     def __init__(self):
         self._roots: dict[str, list] = {}  # framing key -> [children by digest, an entry ends here]
 
-    def longest(self, key: str, prints: Sequence[bytes]) -> int:
-        """How many leading messages of a request the longest matching entry covers."""
-        node, best = self._roots.get(key), 0
-        for depth, digest in enumerate(prints, 1):
+    def longest(self, key: str, prints: Sequence[bytes], start: tuple[int, list] | None = None) -> int:
+        """How many leading messages of a request the longest matching entry covers.
+
+        ``start`` is ``(depth, node)``: an entry known to end at ``node``, the request's first
+        ``depth`` messages, so the walk begins there.
+        """
+        depth, node = start if start is not None else (0, self._roots.get(key))
+        best = depth
+        for digest in prints[depth:]:
             if node is None:
                 break
+            depth += 1
             node = node[0].get(digest)
             if node is not None and node[1]:
                 best = depth
         return best
 
-    def add(self, key: str, prints: Sequence[bytes]) -> None:
-        """Record an entry: the request's messages, in order."""
-        node = self._roots.setdefault(key, [{}, False])
-        for digest in prints:
+    def add(self, key: str, prints: Sequence[bytes], start: tuple[int, list] | None = None) -> list:
+        """Record an entry: the request's messages, in order; the node where it ends.
+
+        ``start`` is ``(depth, node)``: a node already holding the first ``depth`` messages.
+        """
+        depth, node = start if start is not None else (0, self._roots.setdefault(key, [{}, False]))
+        for digest in prints[depth:]:
             node = node[0].setdefault(digest, [{}, False])
         node[1] = True
+        return node
+
+
+@dataclass
+class _Last:
+    """The last request priced under one framing key: what the next one most likely extends."""
+
+    messages: Sequence[dict]
+    prints: list[bytes]
+    sums: list[int]  # sums[k]: tokens of the first k messages
+    end: list  # the trie node its entry ends at
 
 
 def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
-    """Price a session's requests, in order, under the cache model of this module."""
+    """Price a session's requests, in order, under the cache model of this module.
+
+    Each request is compared with the last one under its framing key: the messages they share are
+    neither digested nor counted again, and the trie walk starts where that request's entry ends.
+    """
     tokens = tokens or Tokens()
     fingerprint, entries = Fingerprints(), Prefixes()
     cost = Cost()
     framings: set[str] = set()
+    last: dict[str, _Last] = {}
     previous_agent: list[bytes] | None = None
     for request in requests:
-        sizes = [tokens(m) for m in request.messages]
-        prints = [fingerprint(m) for m in request.messages]
-        hit = entries.longest(request.key, prints)
+        before = last.get(request.key)
+        kept = shared_prefix(before.messages, request.messages) if before is not None else 0
+        prints = before.prints[:kept] if before is not None else []
+        sums = before.sums[: kept + 1] if before is not None else [0]
+        for m in request.messages[kept:]:
+            prints.append(fingerprint(m))
+            sums.append(sums[-1] + tokens(m))
+        extends = before is not None and kept == len(before.messages)  # its entry is a prefix of this
+        hit = entries.longest(request.key, prints, (kept, before.end) if extends else None)
         framing_read = request.key in framings
-        read = (request.framing if framing_read else 0) + sum(sizes[:hit])
-        written = (0 if framing_read else request.framing) + sum(sizes[hit:])
+        read = (request.framing if framing_read else 0) + sums[hit]
+        written = (0 if framing_read else request.framing) + sums[-1] - sums[hit]
         cost.requests += 1
-        cost.sent += request.framing + sum(sizes)
+        cost.sent += request.framing + sums[-1]
         cost.read += read
         cost.written += written
         cost.per_request.append(CACHE_READ * read + CACHE_WRITE * written)
         if not request.summary:
             if previous_agent is not None and prints[: len(previous_agent)] != previous_agent:
                 cost.breaks += 1
-                cost.rewritten += sum(sizes[hit:])
+                cost.rewritten += sums[-1] - sums[hit]
             previous_agent = prints
         framings.add(request.key)
-        entries.add(request.key, prints)
+        end = entries.add(request.key, prints, (kept, before.end) if extends else None)
+        last[request.key] = _Last(request.messages, prints, sums, end)
     return cost

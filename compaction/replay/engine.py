@@ -131,13 +131,13 @@ class PassEvents:
     """Events from the passes of strategies that have no Compactor (masking, recent turns)."""
 
     def __init__(self, tokens: Tokens):
-        self.tokens, self.turn = tokens, 0
+        self.counter, self.turn = SharedCounter(tokens), 0
         self.events: list[CompactionEvent] = []
 
     def __call__(self, kind: str, passes: Passes) -> None:
         for (_, before), (name, after) in zip(passes, passes[1:], strict=False):
             if after is not before and after != before:
-                size = sum(self.tokens(m) for m in before), sum(self.tokens(m) for m in after)
+                size = self.counter.estimate(before), self.counter.estimate(after)
                 self.events.append(CompactionEvent(self.turn, name, *size))
 
 
@@ -155,6 +155,7 @@ def replay(
     session = list(session)
     recording = RecordingClient(client)
     tokens, watch = Tokens(), ProbeWatch(probes)
+    sizer = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
     settings = {"counter": SharedCounter(tokens)} if strategy in WITH_COMPACTOR else None
     keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings)
     passes = PassEvents(tokens)
@@ -170,18 +171,19 @@ def replay(
     slices = turn_slices(session)
     context: list[dict] = []
     agent_requests: list[int] = []  # index in recording.requests of each replayed request
+    peak = -1
     for n, (start, end) in enumerate(slices, 1):
         watch.turn = passes.turn = n
         context = keeper.prepare(context + session[start:end])
-        size = sum(tokens(m) for m in context)
+        size = sizer.estimate(context)
         if size > window and strategy != "none" and reactive is not None:
             context = reactive(context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum"))
-            size = sum(tokens(m) for m in context)
+            size = sizer.estimate(context)
         if size > window and strategy != "none":
             run.outcome = f"refused at turn {n}"
             break
-        if size > run.peak or not run.turns:
-            run.peak_context = context  # the list itself: its messages are shared, nothing is copied
+        if size > peak:
+            peak, run.peak_context = size, context  # the list itself: its messages are shared
         agent_requests.append(len(recording.requests))
         recording.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
         run.turns.append(TurnRecord(n, len(context), size, 0.0))
