@@ -6,7 +6,8 @@ the compactions the recording agent did itself. Formats, one module each: Claude
 files (``claude_code``), Codex CLI rollouts (``codex_cli``), SWE-agent ``.traj`` (``swe_agent``),
 mini-swe-agent ``.traj.json`` (``mini_swe_agent``), and plain chat lists in the Anthropic or
 OpenAI shape (``chat``). All end in ``strict.normalize``. Input files are opened for reading only.
-``NotASession`` names a file that is none of these. Deliberately left out: OpenHands event streams.
+A JSON document is streamed (``document``), never held whole as text. ``NotASession`` names a
+file that is none of these. Deliberately left out: OpenHands event streams.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from compaction.importers.chat import anthropic_to_raw, openai_to_raw, read_chat
 from compaction.importers.claude_code import read_claude_code
 from compaction.importers.codex_cli import read_codex
 from compaction.importers.detect import FORMATS, document_format, first_record, lines_format
+from compaction.importers.document import read_document
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
 from compaction.importers.problems import RULES, NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
@@ -68,7 +70,7 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
             return read_codex(path)
         if kind == "chat-lines":
             return _chat_lines(path)
-    data = _document(path)
+    data = read_document(path)
     kind = format or document_format(data, file)
     if kind == "swe-agent":
         return read_swe_agent(data, file=file)
@@ -81,17 +83,6 @@ def _is_document(record) -> bool:
     return isinstance(record, list) or (
         isinstance(record, dict) and bool({"history", "messages"} & set(record))
     )
-
-
-def _document(path: Path):
-    """The whole file parsed as one JSON document; NotASession naming the line where it breaks."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except UnicodeDecodeError:
-        raise NotASession(path.name, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise NotASession(path.name, f"not JSON or JSON Lines: {exc.msg} at line {exc.lineno}") from None
 
 
 def _chat(data, file: str, kind: str) -> ImportedSession:

@@ -21,20 +21,35 @@ from compaction.importers.problems import NotASession
 
 FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "anthropic", "openai")
 CLAUDE_CODE_KEYS = ("uuid", "message", "leafUuid", "sessionId", "parentUuid")
+LONG_LINE = 1 << 18  # bytes: a first line this long, alone in its file, is a document
 
 
 def first_record(path: str | os.PathLike) -> tuple[Any, bool]:
-    """The first non-empty line parsed as JSON (None if it is not), and whether more lines follow."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    return None, True
-                more = any(rest.strip() for rest in f)
-                return record, more
+    """The first non-empty line parsed as JSON (None if it is not), and whether more lines follow.
+
+    A first line longer than ``LONG_LINE`` that is the file's only line is not parsed here: it is a
+    document on one line, which ``document.read_document`` streams (``(None, False)``).
+    """
+    with open(path, "rb") as f:
+        while line := f.readline(LONG_LINE):
+            if not line.strip():
+                continue
+            if len(line) == LONG_LINE and not line.endswith(b"\n"):
+                while (part := f.readline(1 << 16)) and not part.endswith(b"\n"):
+                    pass  # to the end of the long line, holding a part at a time
+                if not any(rest.strip() for rest in f):
+                    return None, False
+                f.seek(0)
+                line = next(line for line in f if line.strip())
+            return _parsed(line), any(rest.strip() for rest in f)
     raise NotASession(Path(path).name, "the file is empty")
+
+
+def _parsed(line: bytes) -> Any:
+    try:
+        return json.loads(line.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
 
 
 def lines_format(record: Any) -> str | None:

@@ -1,0 +1,78 @@
+"""A session stored as one JSON document, read as a stream: the parsed objects, never the whole text.
+
+``json.load`` holds the file's whole text and everything parsed from it at once, about twice the
+file. ``read_document`` parses with ijson (its C backend) from the open file in chunks, so the text
+is never held whole, and keeps only the top-level keys an importer reads (``KEPT``). Every other
+key's value is skipped without being built and stands as ``None``, so a format is still told from
+the keys: a SWE-agent ``trajectory``, which repeats ``history`` step by step, costs no memory. A
+document that is not valid JSON is parsed again by ``json`` only to name the line where it breaks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import ijson
+
+from compaction.importers.problems import NotASession
+
+KEPT = frozenset({"history", "messages", "system", "trajectory_format", "info"})
+_OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
+
+
+def read_document(path: Path) -> Any:
+    """The JSON document in ``path``, top-level keys outside ``KEPT`` as None; NotASession if not JSON."""
+    try:
+        with open(path, "rb") as f:
+            first = _first_byte(f)
+            if first == b"[":
+                return list(ijson.items(f, "item", use_float=True))
+            if first == b"{":
+                return _top_object(ijson.parse(f, use_float=True))
+    except (ijson.JSONError, UnicodeDecodeError):
+        pass  # say where it breaks, below
+    return _broken(path)
+
+
+def _first_byte(f) -> bytes:
+    """The first byte that is not whitespace or a byte-order mark; the file is rewound."""
+    head = f.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    f.seek(0)
+    return head[:1]
+
+
+def _top_object(events) -> dict:
+    """The top-level object from ijson's events, building only the values of ``KEPT`` keys."""
+    out: dict[str, Any] = {}
+    depth, key, builder = 0, None, None
+    for _, event, value in events:
+        if event in _OPEN:
+            depth += 1
+            if depth == 1:
+                continue  # the document's own braces
+        elif event in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                continue
+        elif depth == 1 and event == "map_key":
+            key, builder = value, (ijson.ObjectBuilder() if value in KEPT else None)
+            out[key] = None
+            continue
+        if builder is not None:
+            builder.event(event, value)
+            if depth == 1:  # a scalar, or a container that has just closed: the value is whole
+                out[key], builder = builder.value, None
+    return out
+
+
+def _broken(path: Path) -> Any:
+    """Parse with ``json`` to name the line where the document breaks (or read it, if it does not)."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return json.load(f)
+    except UnicodeDecodeError:
+        raise NotASession(path.name, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise NotASession(path.name, f"not JSON or JSON Lines: {exc.msg} at line {exc.lineno}") from None
