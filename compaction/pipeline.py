@@ -27,8 +27,10 @@ The order is fixed for a reason: budget runs first so a large result is on disk 
 could replace it with a placeholder; ``order`` exists only so a lesson can show that loss.
 The estimate anchors on the API's ``usage`` (a ``TokenCounter`` fed by ``observe``).
 With a ``transcript_dir`` the list is written as a transcript before snip or micro drop anything,
-so every byte that leaves the context is on disk. After ``max_failures`` consecutive failed
-summaries the circuit breaker opens: automatic summarizing stops and an event says so.
+so every byte that leaves the context is on disk; ``recorded`` names a file that already holds
+some messages (a replayed session), and what leaves among those is not written again. After
+``max_failures`` consecutive failed summaries the circuit breaker opens: automatic summarizing
+stops and an event says so.
 
 Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
 micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
@@ -116,6 +118,7 @@ class Compactor:
         workspace: str | Path | None = None,
         summary_options: Mapping[str, Any] | None = None,
         layers: Mapping[str, Callable[..., list[dict]]] | None = None,
+        recorded: tuple[str | Path, Sequence[dict]] | None = None,
     ):
         if sorted(order) != sorted(set(order)) or not set(order) <= set(CHEAP_LAYERS):
             raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
@@ -164,6 +167,9 @@ class Compactor:
         self._over = 0  # summaries in a row that left the estimate over the threshold
         self.stopped: str | None = None  # why the loop guard stopped automatic summarizing
         self._lines = Lines()  # each message's transcript line, encoded once
+        # (file, its messages): a replayed session is already on disk, so what leaves it needs no copy
+        self._recorded = (str(recorded[0]), list(recorded[1])) if recorded is not None else None
+        self._recorded_ids = {id(m) for m in self._recorded[1]} if self._recorded else set()
 
     @property
     def breaker_open(self) -> bool:
@@ -241,7 +247,15 @@ class Compactor:
         after = self.estimate(out)
         if layer == "micro" and before - after < self.clear_at_least:
             return messages, saved  # too little to free for a cache break
-        if layer != "budget" and not saved and self.transcript_dir is not None:
+        if layer != "budget" and self._only_recorded_leave(messages, out):
+            self._emit(
+                layer,
+                before,
+                after,
+                f"what left is in {Path(self._recorded[0]).name}",
+                saved_to=self._recorded[0],
+            )
+        elif layer != "budget" and not saved and self.transcript_dir is not None:
             try:
                 path = self._transcript(messages)
             except OSError as exc:  # nothing may leave the context unsaved
@@ -252,6 +266,12 @@ class Compactor:
         else:
             self._emit(layer, before, after)
         return out, saved
+
+    def _only_recorded_leave(self, messages: list[dict], out: list[dict]) -> bool:
+        """True when every message the layer dropped or rewrote is one of the recorded session's."""
+        if self._recorded is None:
+            return False
+        return set(map(id, messages)) - set(map(id, out)) <= self._recorded_ids
 
     def _args(self, layer: str) -> dict[str, Any]:
         if layer != "budget":

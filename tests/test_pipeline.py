@@ -222,6 +222,26 @@ def test_a_transcript_is_written_before_snip_or_micro_drop_anything(store, tmp_p
     assert "transcript" in compactor.events[0].detail
 
 
+def test_what_leaves_a_recorded_session_is_not_written_again_but_anything_else_is(store, tmp_path):
+    """A replayed session is on disk already: its messages leave with no transcript, the file named."""
+    recorded = session(30, chars=700)
+    compactor = Compactor(
+        store=store,
+        transcript_dir=tmp_path / "t",
+        max_messages=20,
+        context_window=8_000,
+        recorded=(tmp_path / "source.jsonl", recorded),
+    )
+    out = compactor.prepare(recorded)
+    assert out != recorded and not (tmp_path / "t").exists()  # layers fired, nothing written
+    assert {e.saved_to for e in compactor.events} == {str(tmp_path / "source.jsonl")}
+    # a list with a message the file does not hold (an equal copy is not the recorded dict)
+    fresh = [*recorded[:10], copy.deepcopy(recorded[10]), *recorded[11:]]
+    compactor.prepare(fresh)
+    (written,) = sorted((tmp_path / "t").iterdir())
+    assert read_transcript(written) == fresh
+
+
 def test_an_unwritable_transcript_folder_means_nothing_is_dropped_and_an_event_says_why(store, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

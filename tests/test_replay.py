@@ -107,6 +107,20 @@ def test_every_departure_of_the_pipeline_names_a_place_on_disk_that_holds_what_l
     assert "file0.py line 3" in written  # the first file's content left the context, and is on disk
 
 
+def test_a_replay_of_a_session_file_writes_no_copy_of_the_recorded_messages_that_leave(tmp_path, client):
+    source = tmp_path / "recorded.jsonl"
+    source.write_text("the session file stands here")
+    run = replay(
+        long_session(), "pipeline", window=WINDOW, workdir=tmp_path / "w", client=client, source=source
+    )
+    micro = [d for d in departures(run) if d.layer == "micro"]
+    assert micro and all(d.where == str(source) for d in micro)
+    saved = [e for e in run.events if e.layer == "summary"]  # a summary's list is the pipeline's own
+    assert len(on_disk(run)) >= len(saved) and not any(
+        "file0.py line 3" in p.read_text() for p in on_disk(run)
+    )
+
+
 def test_probes_found_in_the_session_are_scored_on_the_final_context_and_losses_are_charged(tmp_path, client):
     session = long_session()
     probes = find_probes(session)

@@ -164,6 +164,7 @@ def _replay_one(
                     workdir=folder,
                     client=client,
                     probes=probes,
+                    source=path,
                     on_turn=lambda done, total, task=task: progress.update(task, completed=done, total=total),
                 )
             )

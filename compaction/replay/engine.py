@@ -14,6 +14,7 @@ did next, which only a live run measures (``evaluate.replay.replay_offline``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,14 +150,23 @@ def replay(
     workdir: Path,
     client: Any,
     probes: Sequence[Probe] = (),
+    source: str | os.PathLike | None = None,
     on_turn: Callable[[int, int], None] | None = None,
 ) -> StrategyRun:
-    """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request."""
+    """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request.
+
+    ``source`` is the file the session was imported from: a recorded message that leaves the
+    context is already there, so the pipeline writes no transcript for it.
+    """
     session = list(session)
     recording = RecordingClient(client)
     tokens, watch = Tokens(), ProbeWatch(probes)
     sizer = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
-    settings = {"counter": SharedCounter(tokens)} if strategy in WITH_COMPACTOR else None
+    settings = None
+    if strategy in WITH_COMPACTOR:
+        settings = {"counter": SharedCounter(tokens)}
+        if source is not None:
+            settings["recorded"] = (str(source), session)
     keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings)
     passes = PassEvents(tokens)
 
