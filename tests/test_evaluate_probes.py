@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,18 +12,20 @@ from compaction.agent import sample_session
 from compaction.evaluate.compare import DATA, PROBES
 from compaction.evaluate.probes import (
     KINDS,
+    ContextTexts,
     Probe,
     ProbeError,
     answers,
     context_text,
     load_probes,
+    normalized,
     probe,
     save_probes,
     score,
 )
 from compaction.importers import sessions_in
 from compaction.levels.checkpoint import files_modified
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.messages import assistant, blocks, text, text_of, tool_result, tool_use, user
 
 
 def write(tmp_path: Path, data) -> Path:
@@ -167,3 +170,38 @@ def test_every_shared_session_has_a_probe_file_that_it_answers(name):
     artifacts = " ".join(" ".join(map(str, p.evidence)) for p in probes if p.kind == "artifact")
     for entry in files_modified(session):
         assert entry.split(" (")[0] in artifacts, entry
+
+
+def all_parts_normalized(messages):
+    """The definition of a context's text: every part of every message, joined, then normalized."""
+    parts = []
+    for m in messages:
+        for b in blocks(m):
+            if b.get("type") == "text":
+                parts.append(b["text"])
+            elif b.get("type") == "tool_use":
+                parts.append(" ".join([b["name"], *map(str, b["input"].values())]))
+            elif b.get("type") == "tool_result":
+                parts.append(re.sub(r"(?m)^ *\d+\t", "", text_of(b["content"])))
+    return normalized("\n".join(parts))
+
+
+EDGES = [
+    user("  Leading and trailing  "),
+    assistant(text("ΟΔΟΣ"), tool_use("t1", "bash", {"command": "ls  -la\n"})),
+    user(tool_result("t1", "   \n  "), text("after an empty result")),
+    assistant("x"),
+    user(tool_result("t3", " \n ")),
+    assistant("y"),
+    user(tool_result("t2", "  1\tline one\n  2\tline two")),
+]
+
+
+@pytest.mark.parametrize("name", ["edges", *[n for n, _ in sessions_in(DATA)]])
+def test_context_text_is_every_part_joined_and_normalized_and_the_cache_agrees(name):
+    messages = EDGES if name == "edges" else dict(sessions_in(DATA))[name]
+    texts = ContextTexts()
+    assert context_text(messages) == all_parts_normalized(messages)
+    assert texts(messages) == context_text(messages)
+    shorter = messages[: len(messages) // 2]
+    assert texts(shorter) == context_text(shorter)  # the cached texts serve another list

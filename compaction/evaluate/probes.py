@@ -122,18 +122,43 @@ def normalized(value: str) -> str:
 
 def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
     """Everything a context shows, as normalized text: words, tool calls' inputs, results."""
+    return " ".join(t for t in map(message_text, messages) if t)
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """One message's part of ``context_text``: its text, tool inputs and results, normalized."""
     parts = []
-    for message in messages:
-        for block in blocks(message):
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(str(block.get("text", "")))
-            elif kind == "tool_use":
-                args = block.get("input") if isinstance(block.get("input"), Mapping) else {}
-                parts.append(" ".join([str(block.get("name", ""))] + [str(v) for v in args.values()]))
-            elif kind == "tool_result":
-                parts.append(_NUMBERED.sub("", text_of(block.get("content"))))
+    for block in blocks(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "tool_use":
+            args = block.get("input") if isinstance(block.get("input"), Mapping) else {}
+            parts.append(" ".join([str(block.get("name", ""))] + [str(v) for v in args.values()]))
+        elif kind == "tool_result":
+            parts.append(_NUMBERED.sub("", text_of(block.get("content"))))
     return normalized("\n".join(parts))
+
+
+class ContextTexts:
+    """``context_text`` for list after list, each message's text made once (messages are never mutated)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Mapping, str]] = {}  # id(message) -> (message, its text)
+
+    def __call__(self, messages: Sequence[Mapping[str, Any]]) -> str:
+        """The normalized text of ``messages``, as ``context_text`` gives it."""
+        texts = []
+        for m in messages:
+            hit = self._seen.get(id(m))
+            if hit is None or hit[0] is not m:
+                hit = self._seen[id(m)] = (m, message_text(m))
+            if hit[1]:
+                texts.append(hit[1])
+        if len(self._seen) > 4 * len(messages) + 1024:  # forget messages no longer in play
+            keep = set(map(id, messages))
+            self._seen = {k: v for k, v in self._seen.items() if k in keep}
+        return " ".join(texts)
 
 
 def has_evidence(item: Any, text: str) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.evaluate.cost import Request, framing_tokens
-from compaction.evaluate.probes import Probe, answers, context_text
+from compaction.evaluate.probes import ContextTexts, Probe, answers
 from compaction.evaluate.strategies import Passes
 from compaction.messages import blocks
 from compaction.summary_prompt import NO_TOOLS_HEAD
@@ -82,6 +82,7 @@ class ProbeWatch:
         self.probes = list(probes)
         self.lost: dict[str, tuple[int, str]] = {}
         self.turn = 0
+        self._text = ContextTexts()
 
     def __call__(self, kind: str, passes: Passes) -> None:
         if not self.probes or all(m is passes[0][1] for _, m in passes):
@@ -97,5 +98,5 @@ class ProbeWatch:
             before, previous = now, messages
 
     def _answered(self, messages: list[dict]) -> set[str]:
-        text = context_text(messages)
+        text = self._text(messages)
         return {p.id for p in self.probes if answers(text, p)}
