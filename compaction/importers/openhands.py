@@ -345,6 +345,8 @@ def _v1_result(event: dict, kind: str) -> _Step:
         parts = observation.get("content")
         parts = parts if isinstance(parts, list) else [{"type": "text", "text": _text(parts)}]
         content = _parts([*parts, *(event.get("extended_content") or [])])
+        if all(b["type"] == "text" for b in content):  # text only: one string, as the other importers give
+            content = "\n".join(b["text"] for b in content)
         error = observation.get("is_error") is True
     return _Step(
         "result",
