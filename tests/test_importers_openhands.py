@@ -260,12 +260,17 @@ def test_the_users_own_command_and_its_output_stay_user_text(tmp_path):
         action(2, "run", {"command": "git status", "thought": ""}, source="user"),
         observation(3, "run", "On branch main", 2),
         action(4, "message", {"content": "I see a clean tree."}),
+        action(5, "finish", {"thought": "That is all for today.", "outputs": {}}, source="user"),
     ]
     session = load(write(tmp_path / "user.json", events))
     validate(session.messages)
     assert calls(session.messages) == []
     said = json.dumps(session.messages[0])
     assert "git status" in said and "On branch main" in said
+    assert session.messages[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "That is all for today."}],
+    }
     assert session.problems == []
 
 

@@ -265,7 +265,8 @@ def _v0_action(event: dict) -> _Step:
         return _Step("say", role="user" if source == "user" else "assistant", blocks=blocks)
     if kind == "finish":
         said = [str(args.get(k) or "") for k in ("thought", "final_thought")]
-        return _Step("say", role="assistant", blocks=_blocks("\n".join(dict.fromkeys(s for s in said if s))))
+        role = "user" if source == "user" else "assistant"  # the user can finish too (/exit)
+        return _Step("say", role=role, blocks=_blocks("\n".join(dict.fromkeys(s for s in said if s))))
     if kind == "condensation":
         return _Step("compaction", detail=str(args.get("summary") or ""))
     if kind in LEFT_OUT_ACTIONS:
