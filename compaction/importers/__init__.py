@@ -4,10 +4,12 @@
 ``ImportedSession``: the strict list plus every repair and skip, each naming file and place, and
 the compactions the recording agent did itself. Formats, one module each: Claude Code project
 files (``claude_code``), Codex CLI rollouts (``codex_cli``), SWE-agent ``.traj`` (``swe_agent``),
-mini-swe-agent ``.traj.json`` (``mini_swe_agent``), and plain chat lists in the Anthropic or
-OpenAI shape (``chat``). All end in ``strict.normalize``. Input files are opened for reading only.
-A JSON document is streamed (``document``), never held whole as text. ``NotASession`` names a
-file that is none of these. Deliberately left out: OpenHands event streams.
+mini-swe-agent ``.traj.json`` (``mini_swe_agent``), OpenHands saved trajectories and V1 SDK event
+lists (``openhands``), and plain chat lists in the Anthropic or OpenAI shape (``chat``). All end in
+``strict.normalize``. Input files are opened for reading only. A JSON document is streamed
+(``document``), never held whole as text. ``NotASession`` names a file that is none of these.
+Deliberately left out: an OpenHands V1 conversation as its folder of one-event files (join them
+into one JSON list first).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from compaction.importers.codex_cli import read_codex
 from compaction.importers.detect import FORMATS, document_format, first_record, lines_format
 from compaction.importers.document import read_document
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
+from compaction.importers.openhands import read_openhands
 from compaction.importers.problems import RULES, NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import MISSING_RESULT, normalize
@@ -76,6 +79,8 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         return read_swe_agent(data, file=file)
     if kind == "mini-swe-agent":
         return read_mini_swe_agent(data, file=file)
+    if kind == "openhands":
+        return read_openhands(data, file=file)
     return _chat(data, file, kind)
 
 

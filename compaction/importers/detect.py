@@ -3,7 +3,8 @@
 JSON Lines: a first record with a ``type`` and Claude Code's keys (``uuid``, ``message``,
 ``leafUuid``, ``sessionId``) is Claude Code; one with a ``payload`` and a Codex record type is a
 Codex CLI rollout; ``{"role": ...}`` lines are a chat list. A JSON document with ``history`` is
-SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent, a list (or
+SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent, a list of events with a
+``source`` and an ``action``/``observation`` (or a V1 ``kind``) OpenHands, a list (or
 ``{"messages": [...]}``) a chat list in the Anthropic or OpenAI shape. Anything else is
 ``NotASession`` with the reason. Only the first line is read to tell JSON Lines from a document.
 """
@@ -17,9 +18,10 @@ from typing import Any
 
 from compaction.importers.codex_cli import TYPES as CODEX_TYPES
 from compaction.importers.mini_swe_agent import is_mini_swe_agent
+from compaction.importers.openhands import is_openhands
 from compaction.importers.problems import NotASession
 
-FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "anthropic", "openai")
+FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "openhands", "anthropic", "openai")
 CLAUDE_CODE_KEYS = ("uuid", "message", "leafUuid", "sessionId", "parentUuid")
 LONG_LINE = 1 << 18  # bytes: a first line this long, alone in its file, is a document
 
@@ -66,7 +68,7 @@ def lines_format(record: Any) -> str | None:
 
 
 def document_format(data: Any, file: str) -> str:
-    """'swe-agent', 'mini-swe-agent' or 'chat' for a parsed JSON document; NotASession otherwise."""
+    """'swe-agent', 'mini-swe-agent', 'openhands' or 'chat' for a parsed JSON document; else NotASession."""
     if isinstance(data, dict):
         if "history" in data:
             return "swe-agent"
@@ -74,8 +76,13 @@ def document_format(data: Any, file: str) -> str:
             return "mini-swe-agent"
         if isinstance(data.get("messages"), list):
             return "chat"
+        if is_openhands([data]):
+            why = "one OpenHands event; a conversation is a list of them (join event-*.json into one list)"
+            raise NotASession(file, why)
         keys = ", ".join(sorted(map(str, data))[:6]) or "none"
         raise NotASession(file, f"a JSON object with none of 'history' or 'messages' (keys: {keys})")
+    if is_openhands(data):
+        return "openhands"
     if isinstance(data, list) and data and all(isinstance(m, dict) and "role" in m for m in data):
         return "chat"
-    raise NotASession(file, "JSON, but not a list of messages, a .traj or a trajectory")
+    raise NotASession(file, "JSON, but not a list of messages or events, a .traj or a trajectory")
