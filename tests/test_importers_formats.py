@@ -192,7 +192,12 @@ def test_a_given_format_overrides_detection(tmp_path):
         ("hello, world\n", "not JSON or JSON Lines: Expecting value at line 1"),
         ('{"name": "x", "version": 1}', "a JSON object with none of 'history' or 'messages'"),
         ("[1, 2, 3]", "JSON, but not a list of messages"),
-        ("{\n", "not JSON or JSON Lines: Expecting property name enclosed in double quotes at line 2"),
+        ("{\n", "the JSON ends early, cut off? (Expecting property name enclosed in double quotes at line 2"),
+        ('{"history": [1, 2}', "not JSON or JSON Lines: Expecting ',' delimiter at line 1, column 18"),
+        (
+            '{"history": [{"role": "user", "content": "a',
+            "the JSON ends early, cut off? (Unterminated string at",
+        ),
     ],
 )
 def test_a_file_that_is_no_session_is_named_with_the_reason(tmp_path, content, reason):
@@ -324,3 +329,36 @@ def test_a_codex_item_the_importer_does_not_know_is_reported_with_its_line(tmp_p
     lines.insert(3, json.dumps({"type": "response_item", "payload": {"type": "web_search_call", "id": "w"}}))
     session = load(write(tmp_path / "rollout.jsonl", "\n".join(lines) + "\n"))
     assert [(p.where, p.rule) for p in session.problems] == [("line 4", "unknown_record")]
+
+
+def test_json_lines_whose_first_line_is_broken_are_still_read_and_the_line_is_named(tmp_path):
+    good = [
+        json.dumps({"type": "user", "uuid": "a", "parentUuid": None, "message": TASK}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "b",
+                "parentUuid": "a",
+                "message": {"role": "assistant", "content": "ok"},
+            }
+        ),
+    ]
+    path = write(tmp_path / "s.jsonl", "{not json\n" + "\n".join(good) + "\n")
+    session = load(path)
+    assert session.format == "claude-code" and len(session.messages) == 2
+    assert [(p.where, p.rule) for p in session.problems] == [("line 1", "not_json")]
+
+
+@pytest.mark.parametrize(
+    "line, said",
+    [
+        ("42", "not a JSON object but a number"),
+        ('"x"', "not a JSON object but a string"),
+        ("{}", "an object without"),
+    ],
+)
+def test_a_line_that_is_no_record_says_what_it_is(tmp_path, line, said):
+    first = json.dumps({"type": "user", "uuid": "a", "parentUuid": None, "message": TASK})
+    session = load(write(tmp_path / "s.jsonl", f"{first}\n{line}\n"))
+    [problem] = session.problems
+    assert (problem.where, problem.rule) == ("line 2", "unknown_record") and problem.detail.startswith(said)

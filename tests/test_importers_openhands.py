@@ -210,7 +210,7 @@ def test_repeated_call_ids_are_renamed_with_their_results(tmp_path):
     validate(session.messages)
     assert [c[0] for c in calls(session.messages)] == ["call_0", "call_0_2"]
     assert [r[:2] for r in results(session.messages)] == [("call_0", "10 a.py"), ("call_0_2", "11 a.py")]
-    assert [(p.where, p.rule) for p in session.problems] == [("events[3]", "renamed_id")]
+    assert [(p.where, p.rule) for p in session.problems] == [("events[3] (id 4)", "renamed_id")]
 
 
 def test_error_and_rejected_observations_are_error_results(tmp_path):
@@ -245,9 +245,9 @@ def test_what_cannot_be_paired_is_kept_and_named_by_its_place(tmp_path):
     validate(session.messages)
     assert [(p.where, p.rule) for p in session.problems] == [
         ("events[4]", "malformed_record"),
-        ("events[5]", "unknown_record"),
-        ("events[3]", "orphan_tool_result"),
-        ("events[1]", "unanswered_tool_use"),
+        ("events[5] (id 6)", "unknown_record"),
+        ("events[3] (id 4)", "orphan_tool_result"),
+        ("events[1] (id 2)", "unanswered_tool_use"),
     ]
     assert session.skipped == 2
     assert results(session.messages) == [("event_2", MISSING_RESULT, True)]
@@ -284,7 +284,11 @@ def test_a_condensation_is_an_earlier_compaction_at_its_place(tmp_path):
     session = load(write(tmp_path / "condensed.json", events))
     validate(session.messages)
     [earlier] = session.earlier_compactions
-    assert (earlier.index, earlier.where, earlier.summary) == (2, "events[2]", "The user wants a refactor.")
+    assert (earlier.index, earlier.where, earlier.summary) == (
+        2,
+        "events[2] (id 3)",
+        "The user wants a refactor.",
+    )
     assert session.messages[earlier.index]["content"][0]["text"] == "Go on."
 
 
@@ -404,3 +408,17 @@ def test_replay_on_a_trajectory_exits_0_and_prints_a_table(capsys, tmp_path, mon
     assert "left out by design (never sent to the model): 2 agent_state_changed observation records" in out
     status = cli.main(["replay", str(path), "--format", "openhands", "--strategy", "none"])
     assert status == 0 and "openhands" in capsys.readouterr().out
+
+
+def test_an_observation_of_a_type_openhands_does_not_define_is_kept_and_reported(tmp_path):
+    events = [
+        action(1, "message", {"content": "Build it."}, source="user"),
+        action(2, "run", {"command": "make"}),
+        observation(3, "teleport", "arrived", 2),  # not in openhands/core/schema/observation.py
+    ]
+    session = load(write(tmp_path / "odd.json", events))
+    validate(session.messages)
+    assert results(session.messages) == [("event_2", "arrived", False)]  # kept as the call's result
+    assert [(p.where, p.rule, p.detail) for p in session.problems] == [
+        ("events[2] (id 3)", "unknown_kept", "observation 'teleport', kept as a result")
+    ]

@@ -22,8 +22,8 @@ from pathlib import Path
 from compaction.importers.chat import anthropic_to_raw, openai_to_raw, read_chat
 from compaction.importers.claude_code import read_claude_code
 from compaction.importers.codex_cli import read_codex
-from compaction.importers.detect import FORMATS, document_format, first_record, lines_format
-from compaction.importers.document import read_document
+from compaction.importers.detect import FORMATS, document_format, first_record, later_record, lines_format
+from compaction.importers.document import read_document, streamed_document
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
 from compaction.importers.openhands import read_openhands
 from compaction.importers.problems import RULES, NotASession, Problem
@@ -67,6 +67,8 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         except UnicodeDecodeError:
             raise NotASession(file, "not text") from None
         kind = lines_format(record) if more or not _is_document(record) else None
+        if record is None and more and streamed_document(path) is None:
+            kind = lines_format(later_record(path))  # JSON Lines whose first line is broken
         if kind == "claude-code":
             return read_claude_code(path)
         if kind == "codex":

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from compaction.importers.problems import NotASession, Problem
+from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
 from compaction.messages import text_of
@@ -94,7 +94,7 @@ def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Co
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-            problems.append(Problem(file, f"line {number}", rule, f"{exc.msg} at column {exc.colno}"))
+            problems.append(Problem(file, f"line {number}", rule, json_error(exc, line=False)))
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         where = f"line {number}"
@@ -113,8 +113,7 @@ def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Co
             if record.get("uuid"):  # local notices sit on the chain: keep the link, not the record
                 nodes.append(_Node(number, record["uuid"], record.get("parentUuid"), "local"))
         else:
-            what = f"type {kind!r}" if isinstance(kind, str) else "a record without a string 'type'"
-            problems.append(Problem(file, where, "unknown_record", what))
+            problems.append(Problem(file, where, "unknown_record", not_a_record(record)))
     return nodes
 
 

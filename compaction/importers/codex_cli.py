@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from compaction.importers.problems import NotASession, Problem
+from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
 from compaction.messages import text, tool_result, tool_use
@@ -47,7 +47,7 @@ def read_codex(path: str | os.PathLike) -> ImportedSession:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-                problems.append(Problem(file, where, rule, f"{exc.msg} at column {exc.colno}"))
+                problems.append(Problem(file, where, rule, json_error(exc, line=False)))
                 continue
             kind = record.get("type") if isinstance(record, dict) else None
             payload = record.get("payload") if isinstance(record, dict) else None
@@ -56,8 +56,7 @@ def read_codex(path: str | os.PathLike) -> ImportedSession:
             elif kind == "response_item" and isinstance(payload, dict):
                 _item(payload, where, file, raw, system, problems, ignored)
             else:
-                what = f"type {kind!r}" if isinstance(kind, str) else "a record without a string 'type'"
-                problems.append(Problem(file, where, "unknown_record", what))
+                problems.append(Problem(file, where, "unknown_record", not_a_record(record)))
     if not raw:
         raise NotASession(file, "no response_item messages or calls")
     messages = normalize(raw, file=file, problems=problems)

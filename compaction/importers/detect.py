@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,18 @@ def first_record(path: str | os.PathLike) -> tuple[Any, bool]:
                 line = next(line for line in f if line.strip())
             return _parsed(line), any(rest.strip() for rest in f)
     raise NotASession(Path(path).name, "the file is empty")
+
+
+def later_record(path: str | os.PathLike, lines: int = 50) -> Any:
+    """The first of the next ``lines`` non-empty lines after the first that parses as a JSON object."""
+    with open(path, "rb") as f:
+        rest = (line for line in f if line.strip())
+        next(rest, None)
+        for line in islice(rest, lines):
+            record = _parsed(line)
+            if isinstance(record, dict):
+                return record
+    return None
 
 
 def _parsed(line: bytes) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 import ijson
 
-from compaction.importers.problems import NotASession
+from compaction.importers.problems import NotASession, json_error
 
 KEPT = frozenset({"history", "messages", "system", "trajectory_format", "info"})
 _OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
@@ -24,6 +24,12 @@ _OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
 
 def read_document(path: Path) -> Any:
     """The JSON document in ``path``, top-level keys outside ``KEPT`` as None; NotASession if not JSON."""
+    data = streamed_document(path)
+    return _broken(path) if data is None else data
+
+
+def streamed_document(path: Path) -> Any:
+    """The document as ``read_document`` gives it, or None where the stream breaks (fast on JSON Lines)."""
     try:
         with open(path, "rb") as f:
             first = _first_byte(f)
@@ -32,8 +38,8 @@ def read_document(path: Path) -> Any:
             if first == b"{":
                 return _top_object(ijson.parse(f, use_float=True))
     except (ijson.JSONError, UnicodeDecodeError):
-        pass  # say where it breaks, below
-    return _broken(path)
+        pass
+    return None
 
 
 def _first_byte(f) -> bytes:
@@ -75,4 +81,6 @@ def _broken(path: Path) -> Any:
     except UnicodeDecodeError:
         raise NotASession(path.name, "not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise NotASession(path.name, f"not JSON or JSON Lines: {exc.msg} at line {exc.lineno}") from None
+        if exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated"):
+            raise NotASession(path.name, f"the JSON ends early, cut off? ({json_error(exc)})") from None
+        raise NotASession(path.name, f"not JSON or JSON Lines: {json_error(exc)}") from None

@@ -76,6 +76,12 @@ LEFT_OUT_ACTIONS = frozenset(
 )
 LEFT_OUT_OBSERVATIONS = frozenset({"agent_state_changed", "null", "recall", "condense", "loop_detection"})
 ERROR_OBSERVATIONS = frozenset({"error", "user_rejected"})
+# every observation type of openhands/core/schema/observation.py; any other is reported, and kept
+KNOWN_OBSERVATIONS = frozenset(
+    {"read", "write", "edit", "browse", "run", "run_ipython", "chat", "delegate", "message", "error"}
+    | {"success", "null", "think", "agent_state_changed", "user_rejected", "condense", "recall", "mcp"}
+    | {"download", "task_tracking", "loop_detection"}
+)
 BOOKKEEPING = frozenset(
     {
         "thought",
@@ -137,7 +143,9 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
     system: list[str] = []
     compactions: list[dict] = []
     for i, event in enumerate(data):
-        where = f"events[{i}]"
+        where = f"events[{i}]"  # the place in the list; OpenHands' own id follows when it differs
+        if isinstance(event, dict) and isinstance(event.get("id"), (int, str)) and event["id"] != i:
+            where += f" (id {event['id']})"
         if not isinstance(event, dict):
             problems.append(Problem(file, where, "malformed_record", "an event that is not an object"))
             continue
@@ -148,6 +156,7 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
             ignored[step.detail] += 1
         elif step.kind == "unknown":
             problems.append(Problem(file, where, "unknown_record", step.detail))
+
         elif step.kind == "system":
             system.append(step.detail)
         elif step.kind == "compaction":
@@ -157,7 +166,9 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
             turns.say(step.role, step.blocks, where)
         elif step.kind == "call":
             turns.call(event.get("id"), step, where)
-        else:
+        else:  # a result; one of a type OpenHands does not define is kept, and named
+            if step.detail:
+                problems.append(Problem(file, where, "unknown_kept", step.detail))
             turns.result(step, where)
     raw = turns.raw()
     if not any("role" in m for m in raw):
@@ -213,7 +224,7 @@ class _Turns:
             self.open = None
             return
         turn = self.turn_of_call.get(call_id) if call_id else None
-        block = tool_result(call_id or f"event_{step.cause}", step.content, is_error=step.is_error)
+        block = tool_result(call_id or f"no_action_{step.cause}", step.content, is_error=step.is_error)
         message = {"role": "user", "content": [block], "where": where}
         if turn is not None:
             turn["results"].append(message)
@@ -249,6 +260,7 @@ def _v0(event: dict) -> _Step:
         cause=event.get("cause"),
         content=content,
         is_error=error,
+        detail="" if kind in KNOWN_OBSERVATIONS else f"observation {kind!r}, kept as a result",
     )
 
 

@@ -7,13 +7,16 @@ session of any known format, and the command exits with status 2 naming the file
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 # rule -> what happened to the record
 RULES = {
     "not_json": "a line that is not JSON was skipped",
     "truncated_last_line": "the last line ends mid-record (the file was cut while being written); skipped",
     "unknown_record": "a record of a type this importer does not know was skipped",
+    "unknown_kept": "a record of a type this importer does not know was kept as it stands",
     "malformed_record": "a record without a usable message was skipped",
     "unsupported_block": "a content block the Messages API list does not carry was dropped",
     "orphan_tool_result": "a tool result with no call just before it was kept as text",
@@ -49,3 +52,20 @@ class NotASession(ValueError):
     def __init__(self, file: str, reason: str):
         self.file, self.reason = file, reason
         super().__init__(f"{file}: not a session: {reason}")
+
+
+def json_error(exc: json.JSONDecodeError, *, line: bool = True) -> str:
+    """What ``json`` could not parse, and where: ``Expecting value at line 3, column 5``."""
+    place = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
+    return f"{exc.msg.removesuffix(' starting at')} at {place}"
+
+
+def not_a_record(record: Any) -> str:
+    """Why a parsed line is no record: not an object, or an object without a string ``type``."""
+    if not isinstance(record, dict):
+        name = {"str": "string", "int": "number", "float": "number", "NoneType": "null"}.get(
+            type(record).__name__, type(record).__name__
+        )
+        return f"not a JSON object but a {name}"
+    kind = record.get("type")
+    return f"type {kind!r}" if isinstance(kind, str) else "an object without a string 'type'"

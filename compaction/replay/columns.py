@@ -28,8 +28,8 @@ LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
     "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
     f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
-    "0.1x, writes 1.25x; probes kept = facts the final context still holds; left the context = compactions "
-    "that dropped tokens."
+    "0.1x, writes 1.25x; probes kept = facts the final context still holds (- when no probe was found or "
+    "given); left the context = compactions that dropped tokens."
 )
 # records a format keeps on the user's machine, named so they are not mistaken for compactions
 IGNORED_LABELS = {"summary": "title summary record", "meta": "meta record", "sidechain": "sidechain record"}
@@ -80,9 +80,10 @@ def groups(runs: list[StrategyRun]) -> list[list[StrategyRun]]:
 
 
 def group_name(group: list[StrategyRun]) -> str:
-    """One strategy's name, or ``a, b, c: identical, nothing fired`` for a collapsed group."""
-    names = ", ".join(r.strategy for r in group)
-    return names if len(group) == 1 else f"{names}: identical, nothing fired"
+    """A strategy's name, or a collapsed group's names one per line and ``(identical: nothing fired)``."""
+    if len(group) == 1:
+        return group[0].strategy
+    return "\n".join([*(r.strategy for r in group), "(identical: nothing fired)"])
 
 
 def ignored_text(ignored: dict[str, int]) -> str:

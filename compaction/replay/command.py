@@ -28,7 +28,7 @@ from compaction.backend import BackendError, connect
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import Probe, ProbeError, load_probes
 from compaction.evaluate.strategies import STRATEGIES
-from compaction.importers import FORMATS, ImportedSession, NotASession, load, session_files
+from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load, session_files
 from compaction.replay.columns import (
     COLUMNS,
     LEGEND,
@@ -44,7 +44,7 @@ from compaction.replay.redact import redact, redact_json
 from compaction.replay.report import write_report
 
 WINDOW = 200_000
-SHOWN_PLACES = 5  # places listed per rule before "..."
+SHOWN_PLACES = 3  # places listed per rule, one per line, before "..."
 TABLE_WIDTH = 200  # characters, when the output is not a terminal
 
 
@@ -117,6 +117,7 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
             _save_final(replays[-1], args.save_final, console)
     if not replays:
         return _fail(console, "no session found in " + ", ".join(str(p) for p in args.paths))
+    _say(console, LEGEND)
     _say(console, verdict(replays), "bold")
     if args.report:
         _say(console, f"Report: {write_report(replays, args.report)}")
@@ -181,9 +182,10 @@ def problem_lines(session: ImportedSession) -> list[str]:
         by_rule[p.rule].append(p)
     lines = []
     for rule, found in by_rule.items():
-        places = "; ".join(f"{p.where}: {p.detail}" for p in found[:SHOWN_PLACES])
-        more = f"; ... {len(found) - SHOWN_PLACES} more" if len(found) > SHOWN_PLACES else ""
-        lines.append(f"{session.file}: {rule} x{len(found)}: {places}{more}")
+        lines.append(f"{session.file}: {rule} x{len(found)}: {RULES.get(rule, rule)}")
+        lines += [f"  {p.where}: {p.detail}" for p in found[:SHOWN_PLACES]]
+        if len(found) > SHOWN_PLACES:
+            lines.append(f"  ... {len(found) - SHOWN_PLACES} more")
     if session.ignored:
         lines.append(
             f"{session.file}: left out by design (never sent to the model): {ignored_text(session.ignored)}"
@@ -197,8 +199,6 @@ def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
     """The terminal table of one session: the report's columns, identical strategies collapsed."""
     table = Table(
         title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file,
-        caption=LEGEND,
-        caption_justify="left",
     )
     for name in COLUMNS:
         table.add_column(name, justify="right" if name in NUMERIC else "left")
