@@ -192,3 +192,11 @@ def test_a_failing_row_names_the_message_that_differs():
     (row, *_) = report.failures
     assert row.name == "a rewound branch is not replayed"
     assert row.detail.startswith("message ") and "expected" in row.detail
+
+
+def test_ids_that_repeat_are_explained_as_renamed_not_just_shown():
+    report = checks.check_sharegpt_importer(restarts_ids_each_turn)
+    row = next(r for r in report.failures if r.name == "ids count over the whole conversation")
+    assert "id 'call_0' repeated, so normalize renamed it 'call_0_2': ids must be unique" in row.detail
+    right = checks.check_sharegpt_importer(sharegpt_written_differently)
+    assert not right.failures  # the hint never shows on a correct answer

@@ -117,7 +117,7 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
             _save_final(replays[-1], args.save_final, console)
     if not replays:
         return _fail(console, "no session found in " + ", ".join(str(p) for p in args.paths))
-    _say(console, LEGEND)
+    console.print(Text(LEGEND), soft_wrap=False)  # wrapped to the terminal, unlike the other lines
     _say(console, verdict(replays), "bold")
     if args.report:
         _say(console, f"Report: {write_report(replays, args.report)}")

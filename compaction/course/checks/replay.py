@@ -23,7 +23,7 @@ from compaction.backend import connect
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.probes import Probe
 from compaction.importers import load, normalize
-from compaction.messages import text, tool_result, tool_use
+from compaction.messages import blocks, text, tool_result, tool_use
 from compaction.replay.engine import replay
 from compaction.replay.sample import claude_code_records
 
@@ -40,8 +40,21 @@ def _first_difference(got: list, want: list) -> str:
         return f"expected a list of messages, got {type(got).__name__}"
     for i, (a, b) in enumerate(zip(got, want, strict=False)):
         if a != b:
-            return f"message {i}: expected {json.dumps(b)[:160]}, got {json.dumps(a)[:160]}"
+            hint = _renamed(got[: i + 1])
+            return f"message {i}: expected {json.dumps(b)[:160]}, got {json.dumps(a)[:160]}{hint}"
     return f"expected {len(want)} messages, got {len(got)}"
+
+
+def _renamed(messages: list) -> str:
+    """A hint when an id looks renamed by ``normalize`` because it repeated (``call_0`` -> ``call_0_2``)."""
+    ids = [
+        b.get("id") for m in messages if isinstance(m, dict) for b in blocks(m) if b.get("type") == "tool_use"
+    ]
+    for n, use_id in enumerate(ids):
+        base, _, number = str(use_id).rpartition("_")
+        if number.isdigit() and base in ids[:n]:
+            return f" (id {base!r} repeated, so normalize renamed it {use_id!r}: ids must be unique)"
+    return ""
 
 
 def _same_as_load(fn: Callable, records: list[dict]) -> None:
