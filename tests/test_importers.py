@@ -149,6 +149,18 @@ def test_the_chain_of_the_last_record_is_replayed_and_a_rewound_branch_is_not():
     assert session.off_branch == 2
 
 
+def test_two_records_with_one_uuid_are_named_and_links_follow_the_later():
+    lines = [
+        record("user", "task", uuid="u1"),
+        record("assistant", "old answer", uuid="a1", parent="u1"),
+        record("assistant", "new answer", uuid="a1", parent="u1"),  # a uuid written twice
+        record("user", "thanks", uuid="u2", parent="a1"),
+    ]
+    session = read_claude_code(lines)
+    assert texts(session.messages) == ["task", "new answer", "thanks"]
+    assert rules(session) == [("line 3", "repeated_uuid")] and "line 2" in session.problems[0].detail
+
+
 def test_a_parent_missing_from_the_file_stops_the_chain_with_a_problem():
     lines = [
         record("user", "a", uuid="u1"),

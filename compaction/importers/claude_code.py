@@ -145,7 +145,12 @@ def _message_node(record: dict, number: int, file: str, problems: list[Problem])
 def _chain(nodes: list[_Node], file: str, problems: list[Problem]) -> tuple[list[_Node], int]:
     """The records of the conversation in order, and how many message records are off it."""
     messages = [n for n in nodes if n.kind in MESSAGE_TYPES]
-    by_uuid = {n.uuid: n for n in nodes if n.uuid}
+    by_uuid: dict[str, _Node] = {}
+    for n in (n for n in nodes if n.uuid):
+        if n.uuid in by_uuid:  # the later record wins the links, and the file says so
+            why = f"uuid {n.uuid!r} is also on line {by_uuid[n.uuid].line}; a parentUuid naming it leads here"
+            problems.append(Problem(file, f"line {n.line}", "repeated_uuid", why))
+        by_uuid[n.uuid] = n
     if not any(n.parent in by_uuid for n in nodes):  # no link resolves in this file: file order
         return messages, 0
     chain: list[_Node] = []

@@ -23,6 +23,7 @@ RULES = {
     "unanswered_tool_use": "a tool call with no recorded result was answered by a marked error result",
     "renamed_id": "a tool-call id the API would refuse (repeated, or outside [a-zA-Z0-9_-]) was renamed",
     "broken_chain": "a parentUuid points to a record that is not in the file; the chain stops there",
+    "repeated_uuid": "two records share a uuid; links to it follow the later one",
     "leading_assistant": "the session starts with the assistant; a marked user message was put first",
 }
 SKIPPING = ("not_json", "truncated_last_line", "unknown_record", "malformed_record")
