@@ -200,3 +200,10 @@ def test_ids_that_repeat_are_explained_as_renamed_not_just_shown():
     assert "id 'call_0' repeated, so normalize renamed it 'call_0_2': ids must be unique" in row.detail
     right = checks.check_sharegpt_importer(sharegpt_written_differently)
     assert not right.failures  # the hint never shows on a correct answer
+
+
+def test_an_earlier_loss_is_explained_as_not_the_last():
+    report = checks.check_lost_at(first_loss)
+    rows = [r for r in report.failures if "expected (" in r.detail]
+    assert rows and all("give the last pass that dropped it" in r.detail for r in rows)
+    assert not checks.check_lost_at(lost_at).failures
