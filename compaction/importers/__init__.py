@@ -61,21 +61,25 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         return read_claude_code(path)
     if format == "codex":
         return read_codex(path)
+    data = None  # the parsed document, once a first line that is not JSON has sent us to parse it
     if format is None:
         try:
             record, more = first_record(path)
         except UnicodeDecodeError:
             raise NotASession(file, "not text") from None
         kind = lines_format(record) if more or not _is_document(record) else None
-        if record is None and more and streamed_document(path) is None:
-            kind = lines_format(later_record(path))  # JSON Lines whose first line is broken
+        if record is None and more:  # a document over several lines, or JSON Lines with a broken first line
+            data = streamed_document(path)
+            if data is None:
+                kind = lines_format(later_record(path))
         if kind == "claude-code":
             return read_claude_code(path)
         if kind == "codex":
             return read_codex(path)
         if kind == "chat-lines":
             return _chat_lines(path)
-    data = read_document(path)
+    if data is None:
+        data = read_document(path)
     kind = format or document_format(data, file)
     if kind == "swe-agent":
         return read_swe_agent(data, file=file)
