@@ -24,7 +24,7 @@ from typing import Any
 
 from compaction.messages import shared_prefix
 from compaction.server_side import PRICE
-from compaction.tokens import estimate_tokens, message_tokens
+from compaction.tokens import TokenCounter, estimate_tokens, message_tokens
 
 CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
 CACHE_READ = PRICE["read"]  # cache hit, times the base input price
@@ -71,6 +71,18 @@ class Tokens:
             hit = (message, message_tokens(message, self.method))
             self._seen[id(message)] = hit
         return hit[1]
+
+
+class SharedCounter(TokenCounter):
+    """A ``TokenCounter`` (estimates that pay only for what changed) counting in a ``Tokens`` cache."""
+
+    def __init__(self, tokens: Tokens):
+        super().__init__("tiktoken")
+        self.tokens = tokens
+
+    def message_tokens(self, message: dict) -> int:
+        """Tokens of one message, from the shared cache."""
+        return self.tokens(message)
 
 
 def framing_tokens(system: Any = None, tools: Any = None) -> int:

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compaction.agent import SAMPLE_WINDOW, new_workspace, run_agent
 from compaction.backend import connect
-from compaction.evaluate.cost import Cost, Request, Tokens, price
+from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
 from compaction.evaluate.strategies import Keeper, Passes, build
@@ -91,8 +91,9 @@ def _finish(
     watch: ProbeWatch,
     workspace: Path,
     live: bool = True,
+    tokens: Tokens | None = None,
 ) -> Replay:
-    tokens = Tokens()
+    tokens = tokens or Tokens()  # the replay's own cache, when it counted the messages already
     agent = [r for r in client.requests if not r.summary]
     peak = max((r.framing + sum(tokens(m) for m in r.messages) for r in agent), default=0)
     reads = [u for m in full for u in tool_use_blocks(m) if u.get("name") in ("read_file", "Read")]
@@ -190,6 +191,52 @@ def replay_offline(
         )
 
 
+@dataclass(frozen=True)
+class Sent:
+    """One replayed request: its turn (from 1), the context, its tokens, and whether the API refuses it."""
+
+    turn: int
+    context: list[dict]
+    size: int
+    refused: bool = False
+
+
+def replayed_requests(
+    session: Sequence[dict],
+    keeper: Keeper,
+    client: RecordingClient,
+    *,
+    window: int,
+    counter: SharedCounter,
+    on_start: Callable[[int], None] | None = None,
+) -> Iterator[Sent]:
+    """Each request of a recorded session as ``keeper`` would send it; stops after a refused one.
+
+    Before each recorded model call (``on_start(turn)`` first), what arrived since is appended to
+    what the strategy left and the strategy prepares it again. A request over the window gets the
+    strategy's reactive hook once; one still over is yielded as refused and ends the replay, except
+    under ``none``, which goes on to show how far over it gets. Each request not refused is recorded
+    in ``client.requests`` and observed by the Compactor as if the API had counted it.
+    """
+    reactive = keeper.hooks().get("on_prompt_too_long")
+    context: list[dict] = []
+    for n, (start, end) in enumerate(turn_slices(session), 1):
+        if on_start is not None:
+            on_start(n)
+        context = keeper.prepare(context + list(session[start:end]))
+        size = counter.estimate(context)
+        if size > window and keeper.name != "none" and reactive is not None:
+            context = reactive(context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum"))
+            size = counter.estimate(context)
+        if size > window and keeper.name != "none":
+            yield Sent(n, context, size, refused=True)
+            return
+        client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
+        if keeper.compactor is not None:
+            keeper.compactor.observe(context, {"input_tokens": size})
+        yield Sent(n, context, size)
+
+
 def turn_slices(session: Sequence[dict]) -> list[tuple[int, int]]:
     """Slices of a session that end with a user message: what arrives before each model call."""
     bounds, start = [], 0
@@ -217,28 +264,25 @@ def replay_messages(
         keeper = build(strategy, window=window, client=client, folder=tmp, settings=settings)
         watch = ProbeWatch(probes)
         keeper.on_passes = watch
-        hooks = keeper.hooks()
         tokens = Tokens()
         context: list[dict] = []
         outcome, over, answered = "", None, 0
-        for n, (start, end) in enumerate(turn_slices(session), 1):
-            watch.turn = n
-            context = keeper.prepare(context + session[start:end])
-            size = sum(tokens(m) for m in context)
-            if size > window and strategy != "none" and "on_prompt_too_long" in hooks:
-                error = RuntimeError(f"prompt is too long: {size} tokens > {window} maximum")
-                context = hooks["on_prompt_too_long"](context, error)
-                size = sum(tokens(m) for m in context)
-            if size > window and strategy != "none":
-                outcome = f"refused at turn {n}"
+
+        def charge_to(turn: int) -> None:  # the turn a lost probe is charged to
+            watch.turn = turn
+
+        counter = SharedCounter(tokens)
+        for sent in replayed_requests(
+            session, keeper, client, window=window, counter=counter, on_start=charge_to
+        ):
+            context = sent.context
+            if sent.refused:
+                outcome = f"refused at turn {sent.turn}"
                 break
-            over = over or (n if size > window else None)
-            client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
-            answered = n
-            if keeper.compactor is not None:
-                keeper.compactor.observe(context, {"input_tokens": size})
+            over = over or (sent.turn if sent.size > window else None)
+            answered = sent.turn
             if on_turn is not None:
-                on_turn(n)
+                on_turn(sent.turn)
         if not outcome:
             outcome = f"over the window from turn {over}" if over else f"{answered} turns"
             slices = turn_slices(session)
@@ -256,6 +300,7 @@ def replay_messages(
             watch=watch,
             workspace=Path(tmp),
             live=False,
+            tokens=tokens,
         )
 
 

@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.evaluate.cost import Cost, Request, Tokens, price
+from compaction.evaluate.cost import Cost, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
-from compaction.evaluate.replay import ProbeWatch, RecordingClient, turn_slices
+from compaction.evaluate.replay import ProbeWatch, RecordingClient, replayed_requests, turn_slices
 from compaction.evaluate.strategies import Passes, build
 from compaction.events import CompactionEvent
 from compaction.importers import ImportedSession
-from compaction.tokens import TokenCounter
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
 WITH_COMPACTOR = ("summary only", "pipeline", "hybrid")  # strategies that take Compactor settings
@@ -116,18 +115,6 @@ def turn_index(session: Sequence[dict]) -> list[int]:
     return out + [max(len(slices), 1)] * (len(session) - len(out))
 
 
-class SharedCounter(TokenCounter):
-    """The Compactor's counter, counting each message once in the replay's own cache."""
-
-    def __init__(self, tokens: Tokens):
-        super().__init__("tiktoken")
-        self.tokens = tokens
-
-    def message_tokens(self, message: dict) -> int:
-        """Tokens of one message, from the cache the replay prices with."""
-        return self.tokens(message)
-
-
 class PassEvents:
     """Events from the passes of strategies that have no Compactor (masking, recent turns)."""
 
@@ -161,7 +148,6 @@ def replay(
     session = list(session)
     recording = RecordingClient(client)
     tokens, watch = Tokens(), ProbeWatch(probes)
-    sizer = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
     settings = None
     if strategy in WITH_COMPACTOR:
         settings = {"counter": SharedCounter(tokens)}
@@ -176,31 +162,27 @@ def replay(
             passes(kind, steps)
 
     keeper.on_passes = observe
-    reactive = keeper.hooks().get("on_prompt_too_long")
     run = StrategyRun(strategy, window, Path(workdir))
-    slices = turn_slices(session)
+    total = len(turn_slices(session))
     context: list[dict] = []
     agent_requests: list[int] = []  # index in recording.requests of each replayed request
     peak = -1
-    for n, (start, end) in enumerate(slices, 1):
-        watch.turn = passes.turn = n
-        context = keeper.prepare(context + session[start:end])
-        size = sizer.estimate(context)
-        if size > window and strategy != "none" and reactive is not None:
-            context = reactive(context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum"))
-            size = sizer.estimate(context)
-        if size > window and strategy != "none":
-            run.outcome = f"refused at turn {n}"
+
+    def start(turn: int) -> None:  # the turn events and lost probes are charged to
+        watch.turn = passes.turn = turn
+
+    counter = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
+    for sent in replayed_requests(session, keeper, recording, window=window, counter=counter, on_start=start):
+        context = sent.context
+        if sent.refused:
+            run.outcome = f"refused at turn {sent.turn}"
             break
-        if size > peak:
-            peak, run.peak_context = size, context  # the list itself: its messages are shared
-        agent_requests.append(len(recording.requests))
-        recording.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
-        run.turns.append(TurnRecord(n, len(context), size, 0.0))
-        if keeper.compactor is not None:
-            keeper.compactor.observe(context, {"input_tokens": size})
+        if sent.size > peak:
+            peak, run.peak_context = sent.size, context  # the list itself: its messages are shared
+        agent_requests.append(len(recording.requests) - 1)
+        run.turns.append(TurnRecord(sent.turn, len(context), sent.size, 0.0))
         if on_turn is not None:
-            on_turn(n, len(slices))
+            on_turn(sent.turn, total)
     # the API refuses a request over the window: what "none" sends after that is never paid for
     refused = next((i for t, i in zip(run.turns, agent_requests, strict=True) if t.tokens > window), None)
     run.cost = price(recording.requests[:refused], tokens)
@@ -216,7 +198,7 @@ def replay(
     run.events = keeper.events if keeper.compactor is not None else passes.events
     run.breaker_open = keeper.compactor is not None and keeper.compactor.breaker_open
     if probes:
-        reached = {p.id for p in probes if p.id in set(score(probes, session).answered)}
+        reached = set(score(probes, session).answered)
         run.score = score([p for p in probes if p.id in reached], context)
         run.lost = {k: v for k, v in watch.lost.items() if k in reached}
     return run
