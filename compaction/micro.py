@@ -22,9 +22,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from compaction.guards import message_list, whole
-from compaction.messages import blocks, result_chars
+from compaction.messages import blocks, result_chars, text_of
 from compaction.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.placeholders import cleared_placeholder as placeholder_for
+from compaction.used import LaterUse
 
 
 def micro_compact(
@@ -33,9 +34,16 @@ def micro_compact(
     keep_recent: int = 3,
     min_chars: int = 120,
     exclude_tools: Iterable[str] = (),
+    keep_used: int = 0,
 ) -> list[dict]:
-    """Replace all but the newest ``keep_recent`` tool results with a placeholder naming the tool."""
+    """Replace all but the newest ``keep_recent`` tool results with a placeholder naming the tool.
+
+    With ``keep_used`` > 0 the placeholder keeps up to that many lines of the result that the agent
+    used later (``compaction.used``): a line whose path, identifier, number or quoted string
+    reappears in a later assistant text or tool input.
+    """
     excluded = _check_params(messages, keep_recent, min_chars, exclude_tools)
+    whole("keep_used", keep_used)
     # (message index, block index) of every tool_result, oldest first
     found = [
         (i, j)
@@ -46,6 +54,7 @@ def micro_compact(
     ]
     old = found[: max(0, len(found) - keep_recent)]
     calls = _Calls(messages)  # tool_use_id -> its tool_use block, looked up only when needed
+    later: LaterUse | None = None  # built on the first result to clear, only when lines are kept
     out = list(messages)
     for i, j in old:
         block = messages[i]["content"][j]
@@ -56,7 +65,11 @@ def micro_compact(
         name = call.get("name", "?") if call else None
         if name in excluded:
             continue
-        note = placeholder_for(name, (call.get("input") or {}) if call else None)
+        kept: list[str] = []
+        if keep_used:
+            later = later or LaterUse(messages)
+            kept = later.lines(text_of(content), i, max_lines=keep_used)
+        note = placeholder_for(name, (call.get("input") or {}) if call else None, kept)
         if len(note) >= result_chars(block):
             continue  # the note would not be smaller
         if out[i] is messages[i]:
