@@ -5,7 +5,9 @@ transcript, no summary), asks the model for a summary with a prompt that forbids
 start and again at its end, asks for an ``<analysis>`` first and the summary inside ``<summary>``
 tags with the nine sections a production summary fills, strips the analysis, and returns a new
 list of ONE user message: a note that the session continues from a summary, where the transcript
-is, the summary, then the files the agent read most recently (``compaction.restore``). Any failure
+is, the summary, the state ledger when asked for (``compaction.ledger``: files, commands, errors and
+instructions computed without a model), then the files the agent read most recently
+(``compaction.restore``). Any failure
 raises ``SummaryFailed`` with a reason and leaves the input untouched, so a caller can count
 failures (the pipeline's circuit breaker). Deliberately left out: the circuit breaker itself (in
 ``compaction.pipeline``), summarizing in several parts, and streaming the summary.
@@ -20,6 +22,7 @@ from typing import Any
 
 from compaction.api_errors import too_long_counts
 from compaction.failures import SummaryFailed
+from compaction.ledger import ledger_text
 from compaction.messages import (
     Message,
     from_response,
@@ -134,7 +137,7 @@ def compact_history(
     """Transcript first, then a summary: a new one-message list (summary and restored files).
 
     ``options`` go to ``summary_message``: model, max_tokens, context_window, workspace, restore,
-    system, tools, timeout.
+    system, tools, timeout, ledger_tokens.
     """
     validate(list(messages))
     try:
@@ -161,8 +164,13 @@ def summary_message(
     system: str | None = None,
     tools: list[dict] | None = None,
     timeout: float | None = None,
+    ledger_tokens: int = 0,
 ) -> Message:
-    """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files."""
+    """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files.
+
+    With ``ledger_tokens`` > 0 the state ledger of ``messages`` (``compaction.ledger``), at most that
+    many tokens, follows the summary, whoever wrote it.
+    """
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
     if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
@@ -184,6 +192,8 @@ def summary_message(
     shown = _shown_path(transcript, workspace)
     opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
     content = [text(opening)]
+    if ledger_tokens:
+        content.append(text(ledger_text(messages, max_tokens=ledger_tokens, shown=summary)))
     if restore and workspace is not None:
         budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 10)
         per_file = min(MAX_TOKENS_PER_FILE, budget)

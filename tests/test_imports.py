@@ -19,10 +19,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "compaction"
 TIERS = {
     0: (
         "messages tokens store transcript placeholders api_errors events guards models summary_prompt "
-        "paths failures recovery palette"
+        "paths failures recovery palette used"
     ),
     1: "offline.*",
-    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
+    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions ledger",
     3: "pipeline recent_turns",
     4: "shell tools agent backend session server_side importers importers.*",
     5: "levels.*",
