@@ -28,6 +28,17 @@ from typing import Any
 
 from compaction.instructions import user_instructions
 from compaction.messages import blocks, text_of
+from compaction.outcomes import (
+    LINE_CHARS,
+    command_entry,
+    command_priority,
+    counts_note,
+    cut,
+    file_changes,
+    first_line,
+    first_problem,
+    tool_calls,
+)
 from compaction.tokens import count_text
 from compaction.used import LaterUse
 
@@ -35,15 +46,8 @@ READ = "files read: "
 LEDGER_HEAD = "[State ledger, computed from the history without a model:"
 SECTIONS = ("User instructions", "Files", "Commands", "Errors")
 MAX_TOKENS = 1_000
-LINE_CHARS = 160  # a line of output or code shown in an entry, at most
-SHORT_OUTPUT = 120  # an output of at most two lines and this many characters is shown whole
-MAX_FAILURES = 8  # failures listed for one command
 MAX_FIX_FILES = 5  # files edited after a failure named in its error entry
 
-_EXIT = re.compile(r"\[exit code (-?\d+)\]|\bexit (?:code|status)[: ]+(-?\d+)", re.IGNORECASE)
-_COUNT = re.compile(r"\b(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
-_FAIL_HEAD = re.compile(r"^(?:FAILED|ERROR)[: ]+(.+)$")
-_ERROR_LINE = re.compile(r"^\s*(?:E\s+)?(?:[\w.]*(?:Error|Exception)\b|error:|fatal:|Traceback\b)")
 _HEADER = re.compile(r"^(" + "|".join(SECTIONS) + r"):$")
 # section -> priority (higher survives longer); files only read, and commands, go by their own rule
 PRIORITY = {"User instructions": 5, "Errors": 4, "Files": 3, "Commands": 2}
@@ -65,7 +69,7 @@ def ledger_entries(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
         Entry("User instructions", f"- {s}", PRIORITY["User instructions"])
         for s in user_instructions(messages)
     ]
-    calls = _calls(messages)
+    calls = tool_calls(messages)
     later = LaterUse(messages)
     failing: dict[str, int] = {}  # command -> index in out of its open error entry
     read: list[str] = [line[len(READ) :] for line in _carried_reads(out)]
@@ -79,18 +83,18 @@ def ledger_entries(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
             out.append(Entry("Commands", entry, command_priority(entry, bad)))
             key = command  # the same command passing again closes its error
             if bad:
-                problem = f"failed{_counts(body)}: {_first_problem(body)}"
-                out.append(Entry("Errors", f"- `{_cut(command, 80)}` {problem}", 4))
+                problem = f"failed{counts_note(body)}: {first_problem(body)}"
+                out.append(Entry("Errors", f"- `{cut(command, 80)}` {problem}", 4))
                 failing[key] = len(out) - 1
             elif key in failing:
                 k = failing.pop(key)
                 out[k] = Entry(
-                    "Errors", f"{out[k].text}; then `{_cut(command, 80)}` passed{_counts(body)}", 4
+                    "Errors", f"{out[k].text}; then `{cut(command, 80)}` passed{counts_note(body)}", 4
                 )
             continue
         if failed:
             what = f"{name} {path}" if path else name
-            out.append(Entry("Errors", f"- {what} failed: {_cut(_first_line(body), LINE_CHARS)}", 4))
+            out.append(Entry("Errors", f"- {what} failed: {cut(first_line(body), LINE_CHARS)}", 4))
             continue
         if path is None:
             continue
@@ -110,62 +114,6 @@ def ledger_entries(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
 
 def _carried_reads(entries: list[Entry]) -> list[str]:
     return [e.text[2:] for e in entries if e.text.startswith("- " + READ)]
-
-
-def command_entry(
-    command: str, output: str, is_error: bool, later: LaterUse | None = None, index: int = 0
-) -> tuple[str, bool]:
-    """One command's line: ``- `cmd` -> exit N; counts; failures, or its output``, and whether it failed."""
-    status = _exit_status(output, is_error)
-    counts = _COUNT.findall(_last_count_line(output))
-    failures = _failures(output)
-    bad = bool(status) or any(kind in ("failed", "error", "errors") and int(n) for n, kind in counts)
-    parts = [f"exit {status}"] if status is not None else (["failed"] if bad and not counts else [])
-    if counts:
-        parts.append(", ".join(f"{n} {kind}" for n, kind in counts))
-    if failures:
-        parts += failures
-    elif bad:
-        parts.append(_first_problem(output))
-    elif not counts:
-        lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT.search(ln)]
-        if lines and len(lines) <= 2 and sum(map(len, lines)) <= SHORT_OUTPUT:
-            parts.append(" | ".join(lines))
-        elif later is not None:
-            used = later.lines(output, index, max_lines=1, max_chars=SHORT_OUTPUT)
-            if used:
-                parts.append(f"({len(lines)} lines) used later: {used[0].strip()}")
-    return f"- `{_cut(command, 100)}` -> " + ("; ".join(parts) or "ok"), bad
-
-
-def command_priority(entry: str, bad: bool) -> int:
-    """How long a command's entry survives: failures and counts, then short outputs, then the rest."""
-    if bad or _COUNT.search(entry):
-        return 2
-    return 0 if entry.endswith((" -> ok", " -> (no output)")) or ") used later: " in entry else 1
-
-
-def file_changes(name: str, args: Mapping[str, Any]) -> list[str]:
-    """What a file tool call did: ``read``, ``created (N lines)``, or each changed line of an edit."""
-    if name in ("read_file", "view", "cat"):
-        return ["read"]
-    if name in ("write_file", "create_file", "create"):
-        content = str(args.get("content", args.get("file_text", "")))
-        first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
-        return [f"created ({len(content.splitlines())} lines), starting `{_cut(first, LINE_CHARS)}`"]
-    if name in ("edit_file", "str_replace"):
-        old = str(args.get("old_text", args.get("old_str", "")))
-        new = str(args.get("new_text", args.get("new_str", "")))
-        gone = set(old.splitlines())
-        added = [ln.strip() for ln in new.splitlines() if ln not in gone and ln.strip()]
-        if not added:
-            removed = [
-                ln.strip() for ln in old.splitlines() if ln not in set(new.splitlines()) and ln.strip()
-            ]
-            return [f"edited, removed `{_cut(ln, LINE_CHARS)}`" for ln in removed[:3]] or ["edited"]
-        shown = [f"edited, now has `{_cut(ln, LINE_CHARS)}`" for ln in added[:3]]
-        return shown + ([f"edited, {len(added) - 3} more lines"] if len(added) > 3 else [])
-    return []
 
 
 def ledger_text(
@@ -230,83 +178,7 @@ def _parse(value: str) -> list[Entry]:
     return out
 
 
-def _calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, dict, dict | None]]:
-    """(index of the result's message, tool name, input, result block) for every tool call, in order."""
-    results = {}
-    for i, message in enumerate(messages):
-        if message.get("role") == "user":
-            for b in blocks(message):
-                if b.get("type") == "tool_result":
-                    results[b.get("tool_use_id")] = (i, b)
-    out = []
-    for i, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        for b in blocks(message):
-            if b.get("type") == "tool_use":
-                index, result = results.get(b.get("id"), (i, None))
-                args = b.get("input") if isinstance(b.get("input"), dict) else {}
-                out.append((index, str(b.get("name", "?")), args, result))
-    return out
-
-
 def _dedupe(entries: list[Entry]) -> list[Entry]:
     """One entry per text, at the place of its last occurrence (the latest state wins the order)."""
     last = {e.text: k for k, e in enumerate(entries)}
     return [e for k, e in enumerate(entries) if last[e.text] == k]
-
-
-def _exit_status(output: str, is_error: bool) -> int | None:
-    found = _EXIT.findall(output)
-    if found:
-        a, b = found[-1]
-        return int(a or b)
-    return 1 if is_error else None
-
-
-def _last_count_line(output: str) -> str:
-    for line in reversed(output.splitlines()):
-        if _COUNT.search(line):
-            return line
-    return ""
-
-
-def _counts(output: str) -> str:
-    found = _COUNT.findall(_last_count_line(output))
-    return f" ({', '.join(f'{n} {kind}' for n, kind in found)})" if found else ""
-
-
-def _failures(output: str) -> list[str]:
-    """Each failure a test runner lists (``FAILED name`` and the first error line after it), bounded."""
-    lines = output.splitlines()
-    out = []
-    for k, line in enumerate(lines):
-        head = _FAIL_HEAD.match(line.strip())
-        if not head:
-            continue
-        name = head.group(1).strip()
-        error = next((ln.strip() for ln in lines[k + 1 : k + 6] if _ERROR_LINE.match(ln)), "")
-        if " - " in name and not error:  # pytest's short summary: FAILED test - Error: message
-            name, error = name.split(" - ", 1)
-        out.append(_cut(f"{name}: {error}" if error else name, LINE_CHARS))
-    if len(out) > MAX_FAILURES:
-        out = out[:MAX_FAILURES] + [f"{len(out) - MAX_FAILURES} more failures"]
-    return out
-
-
-def _first_problem(output: str) -> str:
-    """The first failure or error line of an output, else its first line."""
-    failures = _failures(output)
-    if failures:
-        return failures[0]
-    line = next((ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)), None)
-    return _cut(line or _first_line(output), LINE_CHARS)
-
-
-def _first_line(output: str) -> str:
-    return next((ln.strip() for ln in output.splitlines() if ln.strip()), "(no output)")
-
-
-def _cut(value: str, limit: int) -> str:
-    value = " ".join(str(value).split())
-    return value if len(value) <= limit else value[: limit - 3] + "..."

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "compaction"
 TIERS = {
     0: (
         "messages tokens store transcript placeholders api_errors events guards models summary_prompt "
-        "paths failures recovery palette used"
+        "paths failures recovery palette used outcomes"
     ),
     1: "offline.*",
     2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions ledger",
