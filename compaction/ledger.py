@@ -29,14 +29,10 @@ from typing import Any
 from compaction.instructions import user_instructions
 from compaction.messages import blocks, text_of
 from compaction.outcomes import (
-    LINE_CHARS,
     command_entry,
     command_priority,
-    counts_note,
-    cut,
+    errors_and_fixes,
     file_changes,
-    first_line,
-    first_problem,
     tool_calls,
 )
 from compaction.tokens import count_text
@@ -71,41 +67,21 @@ def ledger_entries(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
     ]
     calls = tool_calls(messages)
     later = LaterUse(messages)
-    failing: dict[str, int] = {}  # command -> index in out of its open error entry
     read: list[str] = [line[len(READ) :] for line in _carried_reads(out)]
     for index, name, args, result in calls:
         body = text_of(result.get("content")) if result else ""
-        failed = bool(result and result.get("is_error"))
         path = args.get("path") if isinstance(args.get("path"), str) else None
         if name == "bash" and isinstance(args.get("command"), str):
-            command = " ".join(args["command"].split())
-            entry, bad = command_entry(command, body, failed, later, index)
+            failed = bool(result and result.get("is_error"))
+            entry, bad = command_entry(" ".join(args["command"].split()), body, failed, later, index)
             out.append(Entry("Commands", entry, command_priority(entry, bad)))
-            key = command  # the same command passing again closes its error
-            if bad:
-                problem = f"failed{counts_note(body)}: {first_problem(body)}"
-                out.append(Entry("Errors", f"- `{cut(command, 80)}` {problem}", 4))
-                failing[key] = len(out) - 1
-            elif key in failing:
-                k = failing.pop(key)
-                out[k] = Entry(
-                    "Errors", f"{out[k].text}; then `{cut(command, 80)}` passed{counts_note(body)}", 4
-                )
-            continue
-        if failed:
-            what = f"{name} {path}" if path else name
-            out.append(Entry("Errors", f"- {what} failed: {cut(first_line(body), LINE_CHARS)}", 4))
-            continue
-        if path is None:
-            continue
-        for change in file_changes(name, args):
-            if change == "read":
-                read.append(path)
-                continue
-            out.append(Entry("Files", f"- {path}: {change}", 3))
-            for k in failing.values():  # an edit after a failure: part of its fix
-                if f"; edited {path}" not in out[k].text and out[k].text.count("; edited ") < MAX_FIX_FILES:
-                    out[k] = Entry("Errors", f"{out[k].text}; edited {path}", 4)
+        elif path is not None and not (result and result.get("is_error")):
+            for change in file_changes(name, args):
+                if change == "read":
+                    read.append(path)
+                else:
+                    out.append(Entry("Files", f"- {path}: {change}", PRIORITY["Files"]))
+    out += [Entry("Errors", line, PRIORITY["Errors"]) for line in errors_and_fixes(calls, MAX_FIX_FILES)]
     out = [e for e in out if not e.text.startswith("- " + READ)]
     if read:
         out.append(Entry("Files", "- " + READ + ", ".join(dict.fromkeys(", ".join(read).split(", "))), 0))

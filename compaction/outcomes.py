@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compaction.messages import blocks
+from compaction.messages import blocks, text_of
 from compaction.used import LaterUse
 
 LINE_CHARS = 160  # a line of output or code shown in an entry, at most
@@ -161,3 +161,30 @@ def cut(value: str, limit: int) -> str:
     """``value`` on one line, cut to ``limit`` characters with '...' when longer."""
     value = " ".join(str(value).split())
     return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
+def errors_and_fixes(calls: Sequence[tuple[int, str, dict, dict | None]], max_files: int = 5) -> list[str]:
+    """Each failed call (``tool_calls``) with what followed: the files edited, the same command passing."""
+    out: list[str] = []
+    open_errors: dict[str, int] = {}  # command -> index in out of its error, until it passes again
+    for _, name, args, result in calls:
+        body = text_of(result.get("content")) if result else ""
+        failed = bool(result and result.get("is_error"))
+        path = args.get("path") if isinstance(args.get("path"), str) else None
+        if name == "bash" and isinstance(args.get("command"), str):
+            command = " ".join(args["command"].split())
+            _, bad = command_entry(command, body, failed)
+            if bad:
+                out.append(f"- `{cut(command, 80)}` failed{counts_note(body)}: {first_problem(body)}")
+                open_errors[command] = len(out) - 1
+            elif command in open_errors:
+                k = open_errors.pop(command)
+                out[k] += f"; then `{cut(command, 80)}` passed{counts_note(body)}"
+        elif failed:
+            what = f"{name} {path}" if path else name
+            out.append(f"- {what} failed: {cut(first_line(body), LINE_CHARS)}")
+        elif path is not None and name not in ("read_file", "view", "cat"):
+            for k in open_errors.values():  # an edit after a failure: part of its fix
+                if f"; edited {path}" not in out[k] and out[k].count("; edited ") < max_files:
+                    out[k] += f"; edited {path}"
+    return out
