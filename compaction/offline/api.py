@@ -164,7 +164,12 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
     usage = zero_usage()
     if stop_reason is None:
         turn, stop_reason = scenario.respond(
-            name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
+            name,
+            server_compaction.for_the_model(view),
+            tools=request.tools,
+            seed=seed,
+            taken=taken,
+            max_tokens=request.max_tokens,
         )
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
