@@ -22,7 +22,10 @@ TIERS = {
         "paths failures recovery palette used outcomes"
     ),
     1: "offline.*",
-    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions ledger",
+    2: (
+        "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions "
+        "ledger"
+    ),
     3: "pipeline recent_turns",
     4: "shell tools agent backend session server_side importers importers.*",
     5: "levels.*",

@@ -249,7 +249,8 @@ def test_every_section_is_filled_from_a_history_with_a_created_file_a_failure_an
     ]
     assert got["Errors and Fixes"] == [
         "- `python run_tests.py` failed (1 passed, 1 failed): "
-        "tests/test_calc.py::test_add: AssertionError: 5; edited calc.py; then `python run_tests.py` passed (2 passed, 0 failed)"
+        "tests/test_calc.py::test_add: AssertionError: 5; edited calc.py; "
+        "then `python run_tests.py` passed (2 passed, 0 failed)"
     ]
     solving = got["Problem Solving"]
     assert "- The test fails because add returns one too many." in solving  # a cause, whole
