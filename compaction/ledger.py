@@ -35,6 +35,7 @@ from compaction.outcomes import (
     file_changes,
     tool_calls,
 )
+from compaction.placeholders import is_cleared
 from compaction.tokens import count_text
 from compaction.used import LaterUse
 
@@ -158,3 +159,44 @@ def _dedupe(entries: list[Entry]) -> list[Entry]:
     """One entry per text, at the place of its last occurrence (the latest state wins the order)."""
     last = {e.text: k for k, e in enumerate(entries)}
     return [e for k, e in enumerate(entries) if last[e.text] == k]
+
+
+class ResultMemory:
+    """Each tool result as first seen whole, so a ledger made after clearing still reads the original.
+
+    ``see(messages)`` before the layers run remembers every result not yet seen (by tool_use_id);
+    ``restore(messages)`` returns the list with each cleared placeholder replaced by that original.
+    The originals are the same objects the list held (nothing is copied), and the transcript has them.
+    """
+
+    def __init__(self) -> None:
+        self._results: dict[str, dict] = {}  # tool_use_id -> the result block as first seen
+
+    def see(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """Remember the results of ``messages`` not seen before (placeholders are not remembered)."""
+        for message in messages:
+            if message.get("role") != "user" or not isinstance(message.get("content"), list):
+                continue
+            for block in message["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    use_id = block.get("tool_use_id")
+                    if use_id not in self._results and not is_cleared(block.get("content")):
+                        self._results[use_id] = block
+
+    def restore(self, messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """``messages`` with every cleared result put back as it was first seen (a new list)."""
+        out = []
+        for message in messages:
+            content = message.get("content")
+            if message.get("role") == "user" and isinstance(content, list):
+                swapped = [self._original(b) for b in content]
+                if any(a is not b for a, b in zip(swapped, content, strict=True)):
+                    message = {**message, "content": swapped}
+            out.append(message)
+        return out
+
+    def _original(self, block: Any) -> Any:
+        cleared = isinstance(block, dict) and block.get("type") == "tool_result"
+        if cleared and is_cleared(block.get("content")):
+            return self._results.get(block.get("tool_use_id"), block)
+        return block

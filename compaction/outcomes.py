@@ -38,14 +38,15 @@ def command_entry(
     parts = [f"exit {status}"] if status is not None else (["failed"] if bad and not counts else [])
     if counts:
         parts.append(", ".join(f"{n} {kind}" for n, kind in counts))
-    if listed:
-        parts += listed
+    if listed:  # the first failure; ``errors_and_fixes`` lists them all
+        parts += listed[:1] + ([f"{len(listed) - 1} more failures"] if len(listed) > 1 else [])
     elif bad:
         parts.append(first_problem(output))
     elif not counts:
         lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT.search(ln)]
         if lines and len(lines) <= 2 and sum(map(len, lines)) <= SHORT_OUTPUT:
-            parts.append(" | ".join(lines))
+            used = later is not None and later.lines(output, index, max_lines=2, max_chars=SHORT_OUTPUT)
+            parts.append(" | ".join(lines) + (" (used later)" if used else ""))
         elif later is not None:
             used = later.lines(output, index, max_lines=1, max_chars=SHORT_OUTPUT)
             if used:
@@ -54,8 +55,8 @@ def command_entry(
 
 
 def command_priority(entry: str, bad: bool) -> int:
-    """How long a command's entry survives: failures and counts, then short outputs, then the rest."""
-    if bad or _COUNT.search(entry):
+    """How long a command's entry survives: failures, counts and outputs used later, then the rest."""
+    if bad or _COUNT.search(entry) or entry.endswith(" (used later)"):
         return 2
     return 0 if entry.endswith((" -> ok", " -> (no output)")) or ") used later: " in entry else 1
 
@@ -77,8 +78,8 @@ def file_changes(name: str, args: Mapping[str, Any]) -> list[str]:
             removed = [
                 ln.strip() for ln in old.splitlines() if ln not in set(new.splitlines()) and ln.strip()
             ]
-            return [f"edited, removed `{cut(ln, LINE_CHARS)}`" for ln in removed[:3]] or ["edited"]
-        shown = [f"edited, now has `{cut(ln, LINE_CHARS)}`" for ln in added[:3]]
+            return [f"edited: - `{cut(ln, LINE_CHARS)}`" for ln in removed[:3]] or ["edited"]
+        shown = [f"edited: + `{cut(ln, LINE_CHARS)}`" for ln in added[:3]]
         return shown + ([f"edited, {len(added) - 3} more lines"] if len(added) > 3 else [])
     return []
 
@@ -175,7 +176,8 @@ def errors_and_fixes(calls: Sequence[tuple[int, str, dict, dict | None]], max_fi
             command = " ".join(args["command"].split())
             _, bad = command_entry(command, body, failed)
             if bad:
-                out.append(f"- `{cut(command, 80)}` failed{counts_note(body)}: {first_problem(body)}")
+                problems = "; ".join(failures(body)) or first_problem(body)
+                out.append(f"- `{cut(command, 80)}` failed{counts_note(body)}: {problems}")
                 open_errors[command] = len(out) - 1
             elif command in open_errors:
                 k = open_errors.pop(command)

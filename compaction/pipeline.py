@@ -48,6 +48,7 @@ from compaction.budget import tool_result_budget
 from compaction.events import CompactionEvent
 from compaction.guards import fraction
 from compaction.instructions import pin_instructions
+from compaction.ledger import ResultMemory
 from compaction.messages import tool_use_blocks
 from compaction.micro import micro_compact
 from compaction.reactive import reactive_compact
@@ -107,6 +108,7 @@ class Compactor:
         keep_recent: int = 3,
         min_chars: int = 120,
         exclude_tools: Sequence[str] = (),
+        keep_used: int = 0,
         micro_trigger: float = 0.5,
         clear_at_least: int | None = None,
         summarize: bool = True,
@@ -128,6 +130,7 @@ class Compactor:
             raise ValueError(f"layers can replace {tuple(PACKAGE_LAYERS)}, not {unknown}")
         # layer name -> the function that runs it: the package's, or the caller's own
         self.layers = {**PACKAGE_LAYERS, **dict(layers or {})}
+        self.results = ResultMemory()
         self.store, self.client, self.model = store, client, model
         # what compact_history and reactive_compact get besides the list: fit the window, restore files
         self.summary_options = {"context_window": context_window, **dict(summary_options or {})}
@@ -152,6 +155,7 @@ class Compactor:
                 "keep_recent": keep_recent,
                 "min_chars": min_chars,
                 "exclude_tools": tuple(exclude_tools),
+                **({"keep_used": keep_used} if keep_used else {}),  # a learner's micro need not take it
             },
         }
         self.micro_trigger = micro_trigger
@@ -224,6 +228,8 @@ class Compactor:
         if not isinstance(messages, list):
             raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
         self.turn += 1
+        if self.summary_options.get("ledger_tokens"):
+            self.results.see(messages)  # the originals, for a ledger made after micro cleared them
         current = list(messages)
         passes = [("input", current)]
         saved = False  # a transcript of this call's list is on disk
@@ -339,9 +345,16 @@ class Compactor:
             transcript_dir=self.transcript_dir,
             focus=focus,
             manual=manual,
-            **self.summary_options,
+            **self._summary_args(messages),
         )
         return pin_instructions(messages, out)
+
+    def _summary_args(self, messages: list[dict]) -> dict[str, Any]:
+        """The summary layer's options; with a ledger, the history with cleared results put back."""
+        if not self.summary_options.get("ledger_tokens"):
+            return self.summary_options
+        self.results.see(messages)
+        return {**self.summary_options, "history": self.results.restore(messages)}
 
     def _require_model(self, what: str) -> None:
         if self.client is None or self.transcript_dir is None:
@@ -365,7 +378,7 @@ class Compactor:
         self._require_model("reactive compaction")
         before = self.estimate(messages)
         out = self.layers["reactive"](
-            messages, client=self.client, transcript_dir=self.transcript_dir, **self.summary_options
+            messages, client=self.client, transcript_dir=self.transcript_dir, **self._summary_args(messages)
         )
         out = pin_instructions(messages, out)
         self._emit("reactive", before, self.estimate(out), str(error or "")[:120])

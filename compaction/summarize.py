@@ -165,11 +165,13 @@ def summary_message(
     tools: list[dict] | None = None,
     timeout: float | None = None,
     ledger_tokens: int = 0,
+    history: Sequence[Message] | None = None,
 ) -> Message:
     """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files.
 
     With ``ledger_tokens`` > 0 the state ledger of ``messages`` (``compaction.ledger``), at most that
-    many tokens, follows the summary, whoever wrote it.
+    many tokens, follows the summary, whoever wrote it; it reads ``history`` when given (the same
+    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``.
     """
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
@@ -193,7 +195,8 @@ def summary_message(
     opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
     content = [text(opening)]
     if ledger_tokens:
-        content.append(text(ledger_text(messages, max_tokens=ledger_tokens, shown=summary)))
+        source = messages if history is None else history
+        content.append(text(ledger_text(source, max_tokens=ledger_tokens, shown=summary)))
     if restore and workspace is not None:
         budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 10)
         per_file = min(MAX_TOKENS_PER_FILE, budget)

@@ -22,8 +22,8 @@ from typing import Any
 
 from compaction.messages import blocks
 
-MAX_LINES = 3  # lines kept per cleared result
-MAX_CHARS = 240  # characters kept per cleared result (about 60 tokens)
+MAX_LINES = 2  # lines kept per cleared result
+MAX_CHARS = 160  # characters kept per cleared result (about 40 tokens)
 
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|'([^'\n]{3,80})'")
 _TOKEN = re.compile(r"[A-Za-z_.][\w./-]*\w|\d+(?:\.\d+)?")

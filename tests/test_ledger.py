@@ -67,7 +67,7 @@ def test_every_section_is_filled_from_the_history():
     assert section(ledger, "User instructions") == ["- Never touch the tests."]
     files = section(ledger, "Files")
     assert "- calc.py: created (2 lines), starting `def add(a, b):`" in files
-    assert "- calc.py: edited, now has `a + b`" in files
+    assert "- calc.py: edited: + `a + b`" in files
     commands = section(ledger, "Commands")
     assert commands == [
         "- `python run_tests.py` -> exit 1; 1 passed, 1 failed; "
@@ -137,10 +137,10 @@ def test_a_command_entry_says_its_outcome(output, is_error, expected):
 
 def test_an_edit_shows_its_changed_lines_whole():
     assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\nc\nd\n"}) == [
-        "edited, now has `c`",
-        "edited, now has `d`",
+        "edited: + `c`",
+        "edited: + `d`",
     ]
-    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited, removed `b`"]
+    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited: - `b`"]
     assert file_changes("read_file", {"path": "x"}) == ["read"]
 
 

@@ -106,7 +106,7 @@ def test_files_are_exactly_the_paths_of_the_file_tool_calls_made():
 
 def test_edits_are_shown_with_what_they_changed():
     files = section(summarize(request(list(session()))), "Files and Code Sections")
-    assert "edited, now has `key=lambda pair: (-pair[1], pair[0]))`" in files
+    assert "edited: + `key=lambda pair: (-pair[1], pair[0]))`" in files
 
 
 def test_errors_name_the_failing_tests_and_the_edits_that_followed():
@@ -245,7 +245,7 @@ def test_every_section_is_filled_from_a_history_with_a_created_file_a_failure_an
     assert got["Files and Code Sections"] == [
         "- calc.py:",
         "  - created (2 lines), starting `def add(a, b):`",
-        "  - edited, now has `a + b`",
+        "  - edited: + `a + b`",
     ]
     assert got["Errors and Fixes"] == [
         "- `python run_tests.py` failed (1 passed, 1 failed): "
