@@ -46,7 +46,7 @@ from typing import Any
 
 from compaction.budget import tool_result_budget
 from compaction.events import CompactionEvent
-from compaction.guards import fraction
+from compaction.guards import fraction, whole
 from compaction.instructions import pin_instructions
 from compaction.ledger import ResultMemory
 from compaction.messages import tool_use_blocks
@@ -59,6 +59,8 @@ from compaction.transcript import Lines, write_transcript
 from compaction.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
 
 CHEAP_LAYERS = ("budget", "snip", "micro")
+LEDGER_SHARE = 0.15  # of the window, for the state ledger every summary carries (chapter 17 measured it)
+MAX_LEDGER_TOKENS = 10_000
 LOOP_LIMIT = 2  # summaries in a row that leave the estimate over the threshold before summarizing stops
 LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
 
@@ -71,6 +73,11 @@ PACKAGE_LAYERS: dict[str, Callable[..., list[dict]]] = {
     "summary": compact_history,
     "reactive": reactive_compact,
 }
+
+
+def default_ledger_tokens(context_window: int) -> int:
+    """The ledger's budget: 15% of the window (1,200 of 8,000), at most 10,000 tokens."""
+    return min(MAX_LEDGER_TOKENS, int(context_window * LEDGER_SHARE))
 
 
 def run_cheap_layers(
@@ -109,6 +116,7 @@ class Compactor:
         min_chars: int = 120,
         exclude_tools: Sequence[str] = (),
         keep_used: int = 0,
+        ledger_tokens: int | None = None,
         micro_trigger: float = 0.5,
         clear_at_least: int | None = None,
         summarize: bool = True,
@@ -133,7 +141,16 @@ class Compactor:
         self.results = ResultMemory()
         self.store, self.client, self.model = store, client, model
         # what compact_history and reactive_compact get besides the list: fit the window, restore files
-        self.summary_options = {"context_window": context_window, **dict(summary_options or {})}
+        ledger = (
+            default_ledger_tokens(context_window)
+            if ledger_tokens is None
+            else whole("ledger_tokens", ledger_tokens)
+        )
+        self.summary_options = {
+            "context_window": context_window,
+            **({"ledger_tokens": ledger} if ledger else {}),  # a learner's summary layer need not take it
+            **dict(summary_options or {}),
+        }
         if model:
             self.summary_options["model"] = model
         if workspace is not None:

@@ -1,12 +1,17 @@
 """The strategies the evaluation compares, each as hooks for the agent loop and a list of passes.
 
 - ``none``: the list only grows.
-- ``masking 3``, ``masking 10``: observation masking (Lindenbauer et al., "The Complexity Trap",
-  arXiv 2508.21433): before every call, all but the newest N tool results are replaced by a short
-  placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The paper keeps the last 10
-  turns; our agent makes one tool call per turn almost always, so N results are about N turns.
+- ``masking 3``, ``masking 10``, ``masking 10 + used``: observation masking (Lindenbauer et al.,
+  "The Complexity Trap", arXiv 2508.21433): before every call, all but the newest N tool results are
+  replaced by a short placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The
+  paper keeps the last 10 turns; our agent makes one tool call per turn almost always, so N results
+  are about N turns.
+  ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.used``).
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
-- ``pipeline``: the ``Compactor`` with its defaults (only the window is set).
+- ``pipeline``: the ``Compactor`` with its defaults (only the window is set), its summaries carrying
+  the state ledger (``compaction.ledger``).
+- ``pipeline, no ledger``: the same without the ledger; ``pipeline + used``: with micro's placeholders
+  keeping the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 - ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
 
@@ -27,7 +32,11 @@ from compaction.pipeline import Compactor
 from compaction.recent_turns import RecentTurns
 from compaction.store import OutputStore
 
-STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
+STRATEGIES = (
+    "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
+    "pipeline + used", "hybrid", "recent turns",
+)  # fmt: skip
+USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 
 
@@ -114,14 +123,20 @@ def build(
     if name == "none":
         return Keeper(name, lambda m: [("input", m)])
     if name.startswith("masking"):
-        keep = int(name.split()[1])
-        return Keeper(name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep))])
+        keep, used = int(name.split()[1]), USED_LINES if name.endswith("+ used") else 0
+        return Keeper(
+            name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep, keep_used=used))]
+        )
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
     options: dict[str, Any] = {"context_window": window}
     if name == "summary only":
         options["order"] = ()
+    elif name == "pipeline, no ledger":
+        options["ledger_tokens"] = 0
+    elif name == "pipeline + used":
+        options["keep_used"] = USED_LINES
     elif name == "hybrid":
         options.update(order=("micro",), keep_recent=10, micro_trigger=0.0, clear_at_least=0)
     compactor = Compactor(
