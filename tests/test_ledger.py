@@ -1,14 +1,14 @@
-"""compaction.ledger: files, commands, errors and instructions from the history, bounded, on every summary."""
+"""compaction.layers.ledger: files, commands, errors and instructions from the history, bounded."""
 
 from __future__ import annotations
 
 import pytest
 from fake_summarizer import FakeClient
 
-from compaction.ledger import LEDGER_HEAD, command_entry, file_changes, ledger_entries, ledger_text
-from compaction.messages import text, tool_result, tool_use
-from compaction.summarize import compact_history
-from compaction.tokens import count_text
+from compaction.core.messages import text, tool_result, tool_use
+from compaction.core.tokens import count_text
+from compaction.layers.ledger import LEDGER_HEAD, command_entry, file_changes, ledger_entries, ledger_text
+from compaction.layers.summarize import compact_history
 
 FAILING_RUN = """tests/test_calc.py .F
 

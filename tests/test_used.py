@@ -1,13 +1,13 @@
-"""compaction.used: the lines of a result the agent relied on, and micro's placeholder keeping them."""
+"""compaction.core.used: the lines of a result the agent relied on, and micro's placeholder keeping them."""
 
 from __future__ import annotations
 
 import pytest
 
-from compaction.messages import text, tool_result, tool_use, validate
-from compaction.micro import is_cleared, micro_compact
-from compaction.placeholders import KEPT_HEAD, cleared_placeholder
-from compaction.used import LaterUse, is_specific, specifics, used_lines
+from compaction.core.messages import text, tool_result, tool_use, validate
+from compaction.core.placeholders import KEPT_HEAD, cleared_placeholder
+from compaction.core.used import LaterUse, is_specific, specifics, used_lines
+from compaction.layers.micro import is_cleared, micro_compact
 
 GREP = (
     "textstats/counts.py:17:def top_words(tokens, n=10):\n"

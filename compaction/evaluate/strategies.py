@@ -6,14 +6,14 @@
   replaced by a short placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The
   paper keeps the last 10 turns; our agent makes one tool call per turn almost always, so N results
   are about N turns.
-  ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.used``).
+  ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.core.used``).
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
 - ``pipeline``: the ``Compactor`` with its defaults (only the window is set), its summaries carrying
-  the state ledger (``compaction.ledger``).
+  the state ledger (``compaction.layers.ledger``).
 - ``pipeline, no ledger``: the same without the ledger; ``pipeline + used``: with micro's placeholders
   keeping the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
-- ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
+- ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
 runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
@@ -26,17 +26,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from compaction.events import CompactionEvent
-from compaction.micro import micro_compact
-from compaction.pipeline import Compactor
-from compaction.recent_turns import RecentTurns
-from compaction.store import OutputStore
+from compaction.core.events import CompactionEvent
+from compaction.core.store import OutputStore
+from compaction.layers.micro import micro_compact
+from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.recent_turns import RecentTurns
 
 STRATEGIES = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns",
 )  # fmt: skip
-USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.used)
+USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 
 

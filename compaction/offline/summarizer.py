@@ -1,8 +1,8 @@
 """The offline summarizer: an extractive stand-in for a model, in the nine sections of the prompt.
 
 A request is a summary request when its last user message ends with a text block starting with
-``compaction.summarize.NO_TOOLS_HEAD``. The answer is ``<analysis>`` (a few counts) and then
-``<summary>`` with the sections of ``compaction.summarize.SECTIONS``, each filled from what the
+``compaction.layers.summarize.NO_TOOLS_HEAD``. The answer is ``<analysis>`` (a few counts) and then
+``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, each filled from what the
 conversation holds, deterministically, by copying and never by paraphrasing:
 
 1. the user's first message, word for word;
@@ -27,12 +27,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from compaction.messages import blocks, text_of
+from compaction.core.messages import blocks, text_of
+from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS
+from compaction.core.tokens import count_text
 from compaction.offline import plan, state
 from compaction.offline.extract import neutral, short
-from compaction.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
-from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS
-from compaction.tokens import count_text
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 MAX_SUMMARY_TOKENS = 4_000
