@@ -7,7 +7,15 @@ from fake_summarizer import FakeClient
 
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.core.tokens import count_text
-from compaction.layers.ledger import LEDGER_HEAD, command_entry, file_changes, ledger_entries, ledger_text
+from compaction.layers.ledger import (
+    LEDGER_HEAD,
+    ResultMemory,
+    command_entry,
+    file_changes,
+    ledger_entries,
+    ledger_text,
+)
+from compaction.layers.micro import micro_compact
 from compaction.layers.summarize import compact_history
 
 FAILING_RUN = """tests/test_calc.py .F
@@ -158,3 +166,13 @@ def test_compact_history_attaches_the_ledger_to_any_summary(tmp_path):
     assert "tests/test_calc.py::test_add: AssertionError: 5" in texts[1]
     plain = compact_history(history(), client=client, transcript_dir=tmp_path)
     assert not any(b.get("text", "").startswith(LEDGER_HEAD) for b in plain[0]["content"])
+
+
+def test_result_memory_puts_back_what_micro_cleared():
+    messages = history()
+    memory = ResultMemory()
+    memory.see(messages)
+    cleared = micro_compact(messages, keep_recent=0, min_chars=10)
+    assert "AssertionError: 5" not in str(cleared)
+    assert memory.restore(cleared) == messages
+    assert "tests/test_calc.py::test_add: AssertionError: 5" in ledger_text(memory.restore(cleared))

@@ -173,15 +173,21 @@ class ResultMemory:
         self._results: dict[str, dict] = {}  # tool_use_id -> the result block as first seen
 
     def see(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """Remember the results of ``messages`` not seen before (placeholders are not remembered)."""
-        for message in messages:
-            if message.get("role") != "user" or not isinstance(message.get("content"), list):
+        """Remember the results of ``messages`` not seen before (placeholders are not remembered).
+
+        Results arrive at the end of the list, so it is read from the newest message back and stops at
+        the first message whose results are already known: a turn costs what it added, not the list.
+        """
+        for message in reversed(messages):
+            if not isinstance(message, dict) or message.get("role") != "user":
                 continue
-            for block in message["content"]:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    use_id = block.get("tool_use_id")
-                    if use_id not in self._results and not is_cleared(block.get("content")):
-                        self._results[use_id] = block
+            content = message.get("content") if isinstance(message.get("content"), list) else ()
+            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if results and all(b.get("tool_use_id") in self._results for b in results):
+                return
+            for block in results:
+                if block.get("tool_use_id") not in self._results and not is_cleared(block.get("content")):
+                    self._results[block.get("tool_use_id")] = block
 
     def restore(self, messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         """``messages`` with every cleared result put back as it was first seen (a new list)."""
