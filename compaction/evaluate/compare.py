@@ -185,10 +185,15 @@ def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, 
         return []
     artifacts = mine.score.by_kind("artifact")
     rivals = [
-        r for r in replays
-        if r.session == session and r.strategy != DEFAULT and r.score is not None
-        and r.score.share >= mine.score.share and not r.outcome.startswith(("refused", "over"))
-    ]  # fmt: skip
+        r
+        for r in replays
+        if r.session == session
+        and r.strategy != DEFAULT
+        and r.score is not None
+        and r.score.share >= mine.score.share
+        and not r.outcome.startswith(("refused", "over"))
+        and r.removed >= GOAL["removed"]
+    ]  # fmt: skip  a rival meets the goal's share of tokens removed too
     cheaper = [r.strategy for r in rivals if r.cost.units < mine.cost.units]
     none = baseline(replays, session)
     cost = mine.cost.units / none.cost.units if none is not None and none.cost.units else None
@@ -207,7 +212,7 @@ def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, 
         (f"tokens removed >= {GOAL['removed']:.0%}", percent(mine.removed), mine.removed >= GOAL["removed"]),
         (f"cost <= {GOAL['cost']:.0%} of none", percent(cost), cost is not None and cost <= GOAL["cost"]),
         (
-            "no strategy keeping as many probes costs less",
+            f"no strategy keeping as many probes, removing >= {GOAL['removed']:.0%}, costs less",
             ", ".join(cheaper) + " cost less" if cheaper else "none cheaper",
             not cheaper,
         ),
