@@ -17,7 +17,7 @@ from pathlib import Path
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import KINDS, Probe, load_probes
 from compaction.evaluate.replay import Replay, replay_messages, replay_offline
-from compaction.evaluate.strategies import STRATEGIES
+from compaction.evaluate.strategies import COMPARED
 from compaction.importers import load_session
 from compaction.models import DEFAULT_MODEL
 from compaction.tokens import estimate_tokens
@@ -99,7 +99,7 @@ def default_sessions(quick: bool = False) -> list[Session]:
 
 def run(
     sessions: Iterable[Session],
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = COMPARED,
     on_done: Callable[[Replay], None] | None = None,
 ) -> list[Replay]:
     """Every strategy on every session, in order."""
