@@ -24,7 +24,7 @@ TIERS = {
     1: "offline.*",
     2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
     3: "pipeline recent_turns",
-    4: "shell tools agent backend session server_side importers importers.*",
+    4: "shell tools agent backend session server_side compact_on_demand importers importers.*",
     5: "levels.*",
     6: "widgets.* plots evaluate.* replay.*",  # replay runs evaluate's strategies and probes
     7: "course.*",
