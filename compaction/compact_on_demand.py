@@ -144,10 +144,13 @@ def run_runner(
     try:
         for message in runner:
             run.messages.append(message)
-            run.ledger.on_response(run.context, message)
-            if message.stop_reason == "compaction":
+            if message.stop_reason == "compaction":  # a call only to summarize, priced apart
+                for iteration in message.usage.iterations or []:
+                    run.ledger.on_side_call(iteration)
+                run.ledger.compactions += 1
                 run.context = [from_response(message)]
                 continue
+            run.ledger.on_response(run.context, message)
             run.context = run.context + [from_response(message)]
             if message.stop_reason != "tool_use":
                 continue

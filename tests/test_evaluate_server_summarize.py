@@ -5,6 +5,7 @@ from __future__ import annotations
 from api_sessions import tool_session
 
 from compaction.backend import connect
+from compaction.evaluate.probes import context_text
 from compaction.evaluate.recording import RecordingClient
 from compaction.evaluate.replay import replay_offline
 from compaction.evaluate.server_summarize import ServerSummarize
@@ -46,3 +47,9 @@ def test_a_live_offline_run_compacts_and_carries_on():
     run = replay_offline("server summarize", turns=30, window=8_000)
     assert run.counts["summary"] >= 1
     assert run.outcome and run.progress is not None and run.progress > 10
+
+
+def test_probes_read_the_compaction_blocks_summary():
+    block = {"type": "compaction", "content": "The user wants NOTES.md updated.", "signature": "x"}
+    assert "notes.md updated" in context_text([{"role": "assistant", "content": [block]}])
+    assert context_text([{"role": "assistant", "content": [{"type": "compaction", "content": None}]}]) == ""
