@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from check_cases import check_tests
 
-from compaction.compact_on_demand import next_request_tokens, should_compact
+from compaction.agent.compact_on_demand import next_request_tokens, should_compact
+from compaction.core.messages import blocks
 from compaction.course.checks import on_demand as checks
-from compaction.messages import blocks
 
 # ---------------------------------------------------------------- right answers, written differently
 

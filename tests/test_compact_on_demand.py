@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.compact_on_demand import run_diagnosed, run_runner, should_compact
+from compaction.agent.compact_on_demand import run_diagnosed, run_runner, should_compact
+from compaction.layers.prompt_cache import cache_breaks
+from compaction.layers.triggers import summary_threshold
 from compaction.offline.on_demand import sign
-from compaction.prompt_cache import cache_breaks
-from compaction.triggers import summary_threshold
 
 WINDOW = 8_000
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from api_sessions import tool_session
 
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.probes import context_text
 from compaction.evaluate.recording import RecordingClient
-from compaction.evaluate.replay import replay_offline
+from compaction.evaluate.replay.turns import replay_offline
 from compaction.evaluate.server_summarize import ServerSummarize
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.offline.on_demand import sign
-from compaction.tokens import estimate_tokens
 
 
 def test_it_is_a_strategy_of_evaluate_and_replay():

@@ -16,7 +16,7 @@ from anthropic.resources.beta.messages import messages as beta_messages
 from anthropic.types.beta import BetaMessage
 from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 
-from compaction.messages import user
+from compaction.core.messages import user
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
 from compaction.offline.fields import COUNT_FIELDS, CREATE_FIELDS

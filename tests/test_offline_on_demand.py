@@ -14,7 +14,7 @@ import pytest
 from anthropic.types.beta import BetaMessage
 from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
 from compaction.offline.focus import focus_terms

@@ -12,7 +12,7 @@ import warnings
 
 from anthropic import beta_tool
 
-from compaction.backend import connect
+from compaction.agent.backend import connect
 from compaction.offline.on_demand import BETA_ON_DEMAND, sign
 from compaction.offline.one_tool import CALLS
 

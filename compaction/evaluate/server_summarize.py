@@ -1,7 +1,7 @@
 """The ``server summarize`` strategy: on-demand compaction by the API, asked when the context is full.
 
 Before a model call whose context is over the summary threshold (the pipeline's, from
-``compaction.triggers``), the strategy sends the conversation as a compaction request
+``compaction.layers.triggers``), the strategy sends the conversation as a compaction request
 (``compaction={"type": "summarize"}``, beta ``compact-2026-09-04``; SDK
 ``BetaCompactionConfigParam``) and sends the returned block first in ``messages``, in place of
 everything it summarizes, as the SDK's ``compaction`` parameter says. The manual ``compact`` tool
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.models import DEFAULT_MODEL
-from compaction.tokens import TokenCounter
-from compaction.triggers import summary_threshold
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.tokens import TokenCounter
+from compaction.layers.triggers import summary_threshold
 
 BETA = "compact-2026-09-04"
 NAME = "server summarize"

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
 from compaction.offline.caching import canonical
 from compaction.offline.errors import RequestError
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from compaction.messages import text, tool_use
+from compaction.core.messages import text, tool_use
 from compaction.offline import state
 
 CALLS = 3

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 from anthropic.types.beta import BetaUsage
 
-from compaction.compact_on_demand import Diagnosed, next_request_tokens, should_compact
+from compaction.agent.compact_on_demand import Diagnosed, next_request_tokens, should_compact
+from compaction.core.messages import tool_result, user
 from compaction.course.checks import CheckReport, run_cases
-from compaction.messages import tool_result, user
 
 NO_LAYER = "none"  # the key for a break no layer of the pipeline caused
 
