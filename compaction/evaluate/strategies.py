@@ -14,6 +14,8 @@
   keeping the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
+- ``server summarize``: on-demand compaction by the API over the summary threshold
+  (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
 runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
@@ -28,14 +30,16 @@ from typing import Any
 
 from compaction.core.events import CompactionEvent
 from compaction.core.store import OutputStore
+from compaction.evaluate.server_summarize import ServerSummarize
 from compaction.layers.micro import micro_compact
 from compaction.pipeline.compactor import Compactor
 from compaction.pipeline.recent_turns import RecentTurns
 
-STRATEGIES = (
+COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns",
 )  # fmt: skip
+STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 
@@ -100,6 +104,22 @@ class Keeper:
         return run
 
 
+class ServerKeeper(Keeper):
+    """The ``server summarize`` strategy: its layer runs before each call and on the compact tool."""
+
+    def __init__(self, name: str, layer: ServerSummarize):
+        super().__init__(name, lambda m: [("input", m), (name, layer(m))])
+        self.layer = layer
+
+    def counts(self) -> dict[str, int]:
+        """Compactions the server made, counted as summaries."""
+        return {"summary": self.layer.compactions}
+
+    def hooks(self) -> dict[str, Callable[..., Any]]:
+        """Prepare, and the compact tool answered by an on-demand compaction."""
+        return {**super().hooks(), "on_compact": self._watched("compact", self.layer.compact)}
+
+
 def build(
     name: str,
     *,
@@ -127,6 +147,8 @@ def build(
         return Keeper(
             name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep, keep_used=used))]
         )
+    if name == "server summarize":
+        return ServerKeeper(name, ServerSummarize(client, window=window, **settings))
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)

@@ -24,9 +24,9 @@ from typing import Any
 
 from compaction.core.messages import blocks
 from compaction.core.tokens import count_text, estimate_tokens
-from compaction.offline import scenario, server_compaction
+from compaction.offline import diagnostics, on_demand, scenario, server_compaction
 from compaction.offline.caching import PromptCache, canonical
-from compaction.offline.context_config import ClearToolUses, Compact
+from compaction.offline.context_config import ClearToolUses, Compact, betas_of
 from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
 from compaction.offline.request import Request, checked
@@ -127,11 +127,45 @@ def count_tokens(counts: TokenCounts, body: Any, headers: Any) -> dict:
     return answer
 
 
-def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> dict:
-    """The body of a messages answer: the scenario's turn, or a RequestError in the API's words."""
-    window, name, seed = config(headers)
+_FINGERPRINTS = diagnostics.Fingerprints()  # for callers without a server of their own
+
+
+def create(
+    counts: TokenCounts,
+    cache: PromptCache,
+    body: Any,
+    headers: Any,
+    fingerprints: diagnostics.Fingerprints | None = None,
+) -> dict:
+    """The body of a messages answer: the scenario's turn, or a RequestError in the API's words.
+
+    With ``compaction`` the answer is an on-demand compaction (``on_demand``); with ``diagnostics``
+    it says why the prefix of the named earlier request could not be reused (``diagnostics``).
+    """
+    config(headers)
     request = checked(body, headers, create=True)
-    view, applied, compact = edited(counts, request)
+    wants, previous = diagnostics.previous_id(body)
+    summarize = on_demand.parse(body, betas_of(headers))
+    if summarize is None:
+        answer = _turn(counts, cache, body, headers, request)
+    else:
+        answer = _compaction(counts, body, headers, request, summarize)
+    if wants:
+        store = _FINGERPRINTS if fingerprints is None else fingerprints
+        scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
+        head = counts.head(request.system, request.tools)
+        tools_only = counts.head(None, request.tools)
+        now = diagnostics.fingerprint(body, request.messages, head, tools_only, counts.message)
+        before = store.get(scope, previous) if previous is not None else None
+        reason = diagnostics.cache_miss_reason(before, now) if previous is not None else None
+        answer["diagnostics"] = {"cache_miss_reason": reason} if reason is not None else None
+        store.put(scope, answer["id"], now)
+    return answer
+
+
+def _within_window(counts: TokenCounts, headers: Any, request: Request, view: list) -> int:
+    """The tokens of what the model sees, or a RequestError when they exceed the window."""
+    window = config(headers)[0]
     used = counts.count(view, request.system, request.tools)
     if used > window:
         raise RequestError(f"prompt is too long: {used} tokens > {window} maximum")
@@ -140,6 +174,44 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
             f"input length and `max_tokens` exceed context limit: {used} + {request.max_tokens} > {window}, "
             "decrease input length or `max_tokens` and try again"
         )
+    return used
+
+
+def _compaction(
+    counts: TokenCounts, body: dict, headers: Any, request: Request, summarize: on_demand.Summarize
+) -> dict:
+    """An on-demand compaction's answer: only the signed block, usage as ``compact_20260112`` reports it."""
+    seed = config(headers)[2]
+    _within_window(counts, headers, request, server_compaction.from_last_compaction(request.messages))
+    summary_request = on_demand.summary_request(request.messages, summarize.instructions)
+    block = on_demand.compaction_block(summary_request, summarize.instructions)
+    usage = zero_usage()
+    usage["iterations"] = [  # uncached, as for compact_20260112 (see server_compaction)
+        {
+            "type": "compaction",
+            "input_tokens": counts.count(summary_request, request.system, request.tools),
+            "output_tokens": count_text(block["content"], "tiktoken"),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+    ]
+    return {
+        "id": on_demand.message_id(request.messages, seed),
+        "type": "message",
+        "role": "assistant",
+        "model": str(body["model"]),
+        "content": [block],
+        "stop_reason": "compaction",
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, request: Request) -> dict:
+    """The answer to an ordinary request: context edits, the scenario's turn, cached usage."""
+    _, name, seed = config(headers)
+    view, applied, compact = edited(counts, request)
+    used = _within_window(counts, headers, request, view)
     model = str(body["model"])
     taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
     content: list[dict] = []

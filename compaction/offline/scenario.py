@@ -19,6 +19,7 @@ import re
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
 from compaction.offline import plan, state
+from compaction.offline.one_tool import one_tool
 from compaction.offline.summarizer import is_summary_request, summarize
 
 TASK = plan.TASK
@@ -131,7 +132,7 @@ def textstats(
     return content, "tool_use"
 
 
-SCENARIOS = {DEFAULT_SCENARIO: textstats}  # scenario name -> function playing it
+SCENARIOS = {DEFAULT_SCENARIO: textstats, "one_tool": one_tool}  # scenario name -> function playing it
 
 
 def respond(
