@@ -8,24 +8,27 @@ reports it in ``usage`` with the prompt cache's split (``usage``, ``caching``). 
 gives both endpoints the same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``,
 counting each distinct message once.
 
-The ``max_tokens`` check ("input length and `max_tokens` exceed context limit: N + M > W", the
-API's wording in https://github.com/docker/docker-agent/issues/569) runs only for a client that
-asks for it (``x-compaction-max-tokens-check: on``): the course scales windows down to a few
-thousand tokens while its agents keep asking for 4,096 output tokens.
+Input plus ``max_tokens`` over the window is answered per model (``overflow``, from the table in
+``compaction.models``): the default model answers and stops at the window with ``stop_reason``
+"model_context_window_exceeded"; a model documented to refuse gets the 400. A client can ask for the
+400 whatever the model (``x-compaction-max-tokens-check: on``). The server's own options, which the
+real API does not have: ``x-compaction-course-scale: on`` lifts the 50,000-token minimum of the
+compaction trigger (``context_config``), ``x-compaction-clear-in-rounds: on`` clears tool uses in
+rounds (``context_edits``).
 Deliberately left out: streaming, batches, images' real token cost, extended thinking.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from typing import Any
 
 from compaction.messages import blocks
-from compaction.offline import scenario, server_compaction
+from compaction.models import behaves_as
+from compaction.offline import overflow, scenario, server_compaction
 from compaction.offline.caching import PromptCache, canonical
-from compaction.offline.context_config import ClearToolUses, Compact
+from compaction.offline.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact  # noqa: F401
 from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
 from compaction.offline.request import Request, checked
@@ -38,6 +41,12 @@ HEADER_SCENARIO = "x-compaction-scenario"
 HEADER_SEED = "x-compaction-seed"
 HEADER_MAX_TOKENS_CHECK = "x-compaction-max-tokens-check"
 HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-organization caches
+HEADER_CLEAR_IN_ROUNDS = "x-compaction-clear-in-rounds"  # the server's own: cache-friendly clearing
+
+
+def is_on(headers: Any, name: str) -> bool:
+    """True when the header ``name`` says ``on``."""
+    return str(headers.get(name, "") or "").lower() == "on"
 
 
 def _key(value: Any) -> bytes:
@@ -94,7 +103,9 @@ def config(headers: Any) -> tuple[int, str, int]:
     return window, name, seed
 
 
-def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Compact | None]:
+def edited(
+    counts: TokenCounts, request: Request, rounds: bool = False
+) -> tuple[list, list[dict], Compact | None]:
     """(the messages the model sees, the applied_edits entries, the compaction edit if any)."""
     view = server_compaction.from_last_compaction(request.messages)
     applied, compact = [], None
@@ -107,7 +118,7 @@ def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Com
             compact = edit
             continue
         if isinstance(edit, ClearToolUses):
-            view, entry = clear_tool_uses(view, edit, count)
+            view, entry = clear_tool_uses(view, edit, count, rounds=rounds)
         else:
             view, entry = clear_thinking(view, edit, count)
         if entry:
@@ -119,7 +130,7 @@ def count_tokens(counts: TokenCounts, body: Any, headers: Any) -> dict:
     """The body of a count_tokens answer; with context_management, also the count before it."""
     config(headers)
     request = checked(body, headers, create=False)
-    view, _, _ = edited(counts, request)
+    view, _, _ = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
     answer: dict = {"input_tokens": counts.count(view, request.system, request.tools)}
     if "context_management" in body and body["context_management"] is not None:
         original = counts.count(request.messages, request.system, request.tools)
@@ -131,16 +142,13 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
     """The body of a messages answer: the scenario's turn, or a RequestError in the API's words."""
     window, name, seed = config(headers)
     request = checked(body, headers, create=True)
-    view, applied, compact = edited(counts, request)
+    view, applied, compact = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
     used = counts.count(view, request.system, request.tools)
     if used > window:
         raise RequestError(f"prompt is too long: {used} tokens > {window} maximum")
-    if str(headers.get(HEADER_MAX_TOKENS_CHECK, "")).lower() == "on" and used + request.max_tokens > window:
-        raise RequestError(
-            f"input length and `max_tokens` exceed context limit: {used} + {request.max_tokens} > {window}, "
-            "decrease input length or `max_tokens` and try again"
-        )
     model = str(body["model"])
+    forced = is_on(headers, HEADER_MAX_TOKENS_CHECK)
+    overflow.check_room(model, used, request.max_tokens, window, force_refusal=forced)
     taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
     content: list[dict] = []
     iterations: list[dict] = []
@@ -166,13 +174,13 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
         turn, stop_reason = scenario.respond(
             name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
         )
+        turn, stop_reason, output = overflow.fit(turn, stop_reason, window - used)
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
         head = counts.head(request.system, request.tools)
-        usage = cached_usage(cache, request, view, model, scope, head, counts.message)
-        usage["output_tokens"] = sum(
-            count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in turn
-        )
+        minimum = behaves_as(model).cache_minimum  # None: the cache's own default
+        usage = cached_usage(cache, request, view, model, scope, head, counts.message, minimum)
+        usage["output_tokens"] = output
         if compact is not None:
             iterations.append(
                 {"type": "message", **{k: v for k, v in usage.items() if k != "cache_creation"}}
