@@ -5,9 +5,10 @@
 in: ``prepare`` runs before every model call and its output is what is sent and kept;
 ``on_response`` sees each successful call; ``on_prompt_too_long`` gets one chance to shrink the list
 after the API refuses it as too big for the window, or after an answer stopped at the window
-(``stop_reason`` "model_context_window_exceeded": the cut-off answer is dropped); ``on_compact``
-answers the model's ``compact`` tool. An SDK error ends the session and is stored in
-``SessionResult.error``, so a caller can show it.
+(``stop_reason`` "model_context_window_exceeded", SDK ``StopReason``: the cut-off answer is
+dropped); ``on_compact`` answers the model's ``compact`` tool. An SDK error ends the session and is
+stored in ``SessionResult.error``, so a caller can show it; so does an answer cut off at the window
+when no hook can shrink the list (``WindowExceeded``: a cut-off answer is never kept).
 
 Deliberately left out: streaming, parallel tool execution, retries of transient network errors,
 and any compaction of its own: without hooks the list only grows.
@@ -129,7 +130,7 @@ def run_agent(
         for turn in range(max_turns):
             messages = result.messages = prepare(messages) if prepare else messages
             if on_prompt_too_long is None:
-                response, estimated = call(turn, messages)
+                response, estimated = _whole(call(turn, messages))
             else:
                 (response, estimated), messages = recover_once(
                     lambda sent, turn=turn: _whole(call(turn, sent)), messages, on_prompt_too_long
@@ -158,7 +159,7 @@ def run_agent(
                 break
             messages = _run_tools(messages, uses, sandbox, on_compact)
             result.messages = messages
-    except (anthropic.APIError, SummaryFailed) as exc:
+    except (anthropic.APIError, SummaryFailed, WindowExceeded) as exc:
         result.error = exc
         if raise_errors:
             raise

@@ -181,9 +181,14 @@ def run_session(
     pipeline: bool = False,
     cache: bool = True,
     folder: str | Path | None = None,
+    server_options: dict | None = None,
 ) -> tuple[Ledger, SessionResult]:
-    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
-    base = connect(context_window=window)
+    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline).
+
+    ``server_options`` are the offline server's own (``course_scale``, ``clear_in_rounds``: see
+    ``connect``); the real API has none of them.
+    """
+    base = connect(context_window=window, **(server_options or {}))
     if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
         base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))

@@ -91,7 +91,8 @@ def test_an_answer_cut_off_by_the_window_is_dropped_and_the_loop_compacts_and_as
     assert all(turn.stop_reason != "model_context_window_exceeded" for turn in result.turns)
 
 
-def test_without_a_hook_the_cut_off_answer_is_kept_as_it_came():
-    result = run_agent(CutOnce(connect("offline")), workspace=new_workspace(), max_turns=1)
-    assert result.turns[0].stop_reason == "model_context_window_exceeded"
+def test_without_a_hook_the_cut_off_answer_ends_the_session_and_is_not_kept():
+    result = run_agent(CutOnce(connect("offline")), workspace=new_workspace(), max_turns=3)
+    assert isinstance(result.error, WindowExceeded) and result.turns == []
+    assert result.messages == [result.messages[0]]  # the task alone: half an answer never joins the list
     assert window_exceeded(type("R", (), {"stop_reason": "model_context_window_exceeded"})())
