@@ -25,6 +25,7 @@ from typing import Any
 
 from compaction.agent import SessionResult, new_workspace, run_agent
 from compaction.backend import backend_name, connect
+from compaction.models import CLAUDE_MODEL, MODELS
 from compaction.offline.api import HEADER_CACHE_SCOPE
 from compaction.pipeline import Compactor
 from compaction.store import OutputStore
@@ -35,9 +36,16 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-# multiples of the base input price: 5-minute writes, 1-hour writes, reads
-# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing")
-PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads (1.25x, 2x, 0.1x:
+# https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"), read from the
+# default model's row of the cited table
+_PRICED = MODELS[CLAUDE_MODEL]
+PRICE = {
+    "input": 1.0,
+    "5m": _PRICED.cache_write_5m / _PRICED.input_price,
+    "1h": _PRICED.cache_write_1h / _PRICED.input_price,
+    "read": _PRICED.cache_read / _PRICED.input_price,
+}
 
 
 class ServerManaged:

@@ -26,10 +26,12 @@ from compaction.evaluate.replay import ProbeWatch, RecordingClient, replayed_req
 from compaction.evaluate.strategies import Passes, build
 from compaction.events import CompactionEvent
 from compaction.importers import ImportedSession
+from compaction.models import CLAUDE_MODEL, MODELS
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
 WITH_COMPACTOR = ("summary only", "pipeline", "hybrid")  # strategies that take Compactor settings
-INPUT_PRICE = 3.0  # USD per million base input tokens, Claude Sonnet 4.5 (platform.claude.com pricing)
+PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
+INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class StrategyRun:
 
     @property
     def dollars(self) -> float:
-        """The priced cost (cache reads 0.1x, writes 1.25x) at Sonnet 4.5's input price; no output."""
+        """The priced cost (reads 0.1x, writes 1.25x) at the default model's input price; no output."""
         return self.cost.units * INPUT_PRICE / 1e6
 
     @property
