@@ -32,9 +32,9 @@ some messages (a replayed session), and what leaves among those is not written a
 ``max_failures`` consecutive failed summaries the circuit breaker opens: automatic summarizing
 stops and an event says so.
 
-Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
-micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
-public API: the SDK's types have no ``cache_edits``); summarizing in the background.
+Deliberately left out: summarizing in the background, and any mechanism of Claude Code that its docs
+do not describe (editing the cache without rewriting the prefix is no feature of the public API:
+the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations

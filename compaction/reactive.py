@@ -6,7 +6,7 @@ recognises exactly that refusal (400 "prompt is too long", 413 request too large
 ``reactive_compact`` writes the whole list to a transcript, summarizes all but a pair-safe tail,
 and returns the summary followed by the tail. ``send_with_recovery`` is the loop's part: one
 reactive compaction and one retry, then ``ReactiveCompactFailed`` naming the transcript.
-Deliberately left out: Claude Code's staged retries and its other recovery paths.
+Deliberately left out: more than one retry, and any other recovery path.
 """
 
 from __future__ import annotations
