@@ -16,7 +16,8 @@ the threshold. The triggers:
   breaks the API's prompt cache from that message on, so old results are cleared in batches, not
   one per turn: the idea behind the API's own ``clear_at_least``.
 - summary: the estimate is over ``context_window - reserve_output - buffer`` (Claude Code: 13,000
-  tokens of buffer on a 200K window; scaled down for small windows).
+  tokens of buffer on a 200K window, per ``compaction.triggers``' sources; scaled down for small
+  windows).
 
 Every summary (automatic, reactive, manual) keeps the user's instructions word for word
 (``compaction.instructions``). Two summaries in a row that leave the estimate over the threshold
