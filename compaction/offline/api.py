@@ -171,10 +171,10 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
             stop_reason = "compaction"
     usage = zero_usage()
     if stop_reason is None:
-        turn, stop_reason = scenario.respond(
-            name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
-        )
-        turn, stop_reason, output = overflow.fit(turn, stop_reason, window - used)
+        shown, room = server_compaction.for_the_model(view), window - used
+        options = {"tools": request.tools, "seed": seed, "taken": taken, "room": room}
+        turn, stop_reason = scenario.respond(name, shown, **options)
+        turn, stop_reason, output = overflow.fit(turn, stop_reason, room)
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
         head = counts.head(request.system, request.tools)
