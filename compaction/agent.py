@@ -28,6 +28,7 @@ from typing import Any
 
 import anthropic
 
+from compaction.api_errors import WINDOW_EXCEEDED as WINDOW
 from compaction.api_errors import WindowExceeded, window_exceeded
 from compaction.backend import connect
 from compaction.failures import SummaryFailed
@@ -115,25 +116,38 @@ def run_agent(
     counter = TokenCounter("tiktoken")  # each message is tokenized once, however many turns it is sent
     framing = estimate_tokens([], "tiktoken", system=system, tools=tools)  # system prompt and tools
 
+    def note_failed(failed: TurnRecord) -> None:
+        result.turns.append(failed)
+        if on_turn:
+            on_turn(failed)
+
     def call(turn: int, sent: list) -> Any:
         estimated = counter.estimate(sent) + framing
         try:
-            return client.messages.create(messages=sent, **request), estimated
+            response = client.messages.create(messages=sent, **request)
         except anthropic.APIError as exc:
-            failed = TurnRecord(turn, sent, estimated, None, None, [], None, _describe(exc))
-            result.turns.append(failed)
-            if on_turn:
-                on_turn(failed)
+            note_failed(TurnRecord(turn, sent, estimated, None, None, [], None, _describe(exc)))
             raise
+        if window_exceeded(response):  # half an answer is never kept: the call counts as failed
+            cut = WindowExceeded(response)
+            usage = response.usage
+            input_tokens = usage_input_tokens(usage)
+            note_failed(
+                TurnRecord(
+                    turn, sent, estimated, input_tokens, usage.output_tokens, [], WINDOW, _describe(cut)
+                )
+            )
+            raise cut
+        return response, estimated
 
     try:
         for turn in range(max_turns):
             messages = result.messages = prepare(messages) if prepare else messages
             if on_prompt_too_long is None:
-                response, estimated = _whole(call(turn, messages))
+                response, estimated = call(turn, messages)
             else:
                 (response, estimated), messages = recover_once(
-                    lambda sent, turn=turn: _whole(call(turn, sent)), messages, on_prompt_too_long
+                    lambda sent, turn=turn: call(turn, sent), messages, on_prompt_too_long
                 )
                 result.messages = messages
             if on_response:
@@ -164,13 +178,6 @@ def run_agent(
         if raise_errors:
             raise
     return result
-
-
-def _whole(called: tuple[Any, int]) -> tuple[Any, int]:
-    """A call's (response, estimate); WindowExceeded when the answer was cut off by the window."""
-    if window_exceeded(called[0]):
-        raise WindowExceeded(called[0])  # the loop compacts and asks again instead of keeping half an answer
-    return called
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:
