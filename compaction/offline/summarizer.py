@@ -9,8 +9,8 @@ A previous summary found in the input is carried over (its request, files, error
 Only Current Work quotes the ``[step N]`` marker, so the scenario resumes from it.
 The offline summarizer's own choice, where a real model would simply be cut at the window (stop
 reason "model_context_window_exceeded"): given ``limit``, the tokens left in the window, an answer
-that would not fit is shortened to fit, the analysis first, then the last lines of the longest
-sections (each section keeps its first line, Current Work all of its lines).
+that would not fit is shortened to fit: the analysis first, lines cut to 160 characters, then the
+last lines of the longest sections (Current Work keeps all of its lines, every section its heading).
 Deliberately left out: any judgement; nothing is paraphrased, it is all copied and truncated.
 """
 
@@ -119,10 +119,13 @@ def _written(analysis: str | None, sections: dict[str, list[str]]) -> str:
 
 def _shortened(sections: dict[str, list[str]], limit: int) -> str:
     """The summary without its analysis, lines dropped from the longest sections until it fits."""
-    sections = {name: list(lines) for name, lines in sections.items()}
+    sections = {
+        name: lines if name == "Current Work" else [short(line, 160) for line in lines]
+        for name, lines in sections.items()
+    }
     answer = _written(None, sections)
     while count_text(answer, "tiktoken") > limit:
-        cuttable = [n for n, lines in sections.items() if n != "Current Work" and len(lines) > 1]
+        cuttable = [n for n, lines in sections.items() if n != "Current Work" and lines]
         if not cuttable:
             break  # as short as it gets: the window cuts the rest
         longest = max(cuttable, key=lambda n: sum(count_text(line, "tiktoken") for line in sections[n]))
