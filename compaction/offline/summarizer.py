@@ -120,7 +120,7 @@ def _written(analysis: str | None, sections: dict[str, list[str]]) -> str:
 def _shortened(sections: dict[str, list[str]], limit: int) -> str:
     """The summary without its analysis, lines dropped from the longest sections until it fits."""
     sections = {
-        name: lines if name == "Current Work" else [short(line, 160) for line in lines]
+        name: lines if name == "Current Work" else [_cut(line, 160) for line in lines]
         for name, lines in sections.items()
     }
     answer = _written(None, sections)
@@ -132,6 +132,11 @@ def _shortened(sections: dict[str, list[str]], limit: int) -> str:
         sections[longest].pop()
         answer = _written(None, sections)
     return answer
+
+
+def _cut(line: str, limit: int) -> str:
+    """A line cut to ``limit`` characters with "...", its indentation kept."""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _merge_files(previous: list[str], files: dict[str, list[str]]) -> list[str]:
