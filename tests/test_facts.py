@@ -172,7 +172,7 @@ ALLOWED = {
     ("10_the_whole_loop.ipynb", 15): "the course's own measurements of two designs",
     ("13_evaluate.ipynb", 20): "the course's own measurements of masking",
     ("13_evaluate.ipynb", 26): "the course's own measurements on the recorded sessions",
-    ("14_api_context_management.ipynb", 12): "beta header names, from the SDK's types named in cell 0",
+    ("14_api_context_management.ipynb", 10): "the course's own measurement of the session above",
     ("14_api_context_management.ipynb", 21): "the course's own measurements of the four strategies",
 }
 
