@@ -6,8 +6,9 @@ import anthropic
 import pytest
 from fake_summarizer import api_error
 
-from compaction.agent import new_workspace, run_agent
-from compaction.api_errors import (
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.core.api_errors import (
     WindowExceeded,
     context_limit_error,
     is_prompt_too_long,
@@ -15,7 +16,6 @@ from compaction.api_errors import (
     too_long_counts,
     window_exceeded,
 )
-from compaction.backend import connect
 
 CONTEXT_LIMIT = (
     "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, "
@@ -96,6 +96,8 @@ def test_an_answer_cut_off_by_the_window_is_dropped_and_the_loop_compacts_and_as
 
 def test_without_a_hook_the_cut_off_answer_ends_the_session_and_is_not_kept():
     result = run_agent(CutOnce(connect("offline")), workspace=new_workspace(), max_turns=3)
-    assert isinstance(result.error, WindowExceeded) and [t.error[:14] for t in result.turns] == ["WindowExceeded"]
+    assert isinstance(result.error, WindowExceeded) and [t.error[:14] for t in result.turns] == [
+        "WindowExceeded"
+    ]
     assert result.messages == [result.messages[0]]  # the task alone: half an answer never joins the list
     assert window_exceeded(type("R", (), {"stop_reason": "model_context_window_exceeded"})())

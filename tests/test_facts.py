@@ -7,7 +7,7 @@ test fails when a file stops naming its source. ``unsourced`` is the rule for ch
 markdown cell with a sentence that names Claude Code, the Messages API, caching or a paper *and* a
 number must name a source somewhere in the same cell (a link, a ``owner/repo#N`` reference, a
 ``platform.claude.com``/``code.claude.com`` page, an arXiv id, a named SDK type, or
-``compaction.models``). ``ALLOWED`` lists the cells whose numbers are the course's own
+``compaction.core.models``). ``ALLOWED`` lists the cells whose numbers are the course's own
 measurements or say outright that no source exists, each with its reason.
 """
 
@@ -32,33 +32,33 @@ SOURCE = re.compile(
 FACTS = [
     (
         "Claude Sonnet 5.5: 1M window, 128K output, $2/$10, cache $2.50/$4/$0.20",
-        "compaction/models.py",
+        "compaction/core/models.py",
         "sonnet-5-5",
     ),
     (
         "Claude Sonnet 4.5 retires on November 30, 2026; 200K, 64K, $3/$15",
-        "compaction/models.py",
+        "compaction/core/models.py",
         "sonnet-4-5",
     ),
     (
         "cache minimum 4,096 for Opus 4.5/4.6 and Haiku 4.5, 1,024 for Sonnet 4.5/4.6 and Sonnet 4",
-        "compaction/models.py",
+        "compaction/core/models.py",
         "anthropics/anthropic-sdk-python#1194",
     ),
     (
         "model_context_window_exceeded on Sonnet 4.5 and newer; older models refuse with the 400",
-        "compaction/models.py",
+        "compaction/core/models.py",
         "handling-stop-reasons",
     ),
-    ("the stop reason's wire value", "compaction/models.py", "anthropic/types/stop_reason.py"),
+    ("the stop reason's wire value", "compaction/core/models.py", "anthropic/types/stop_reason.py"),
     (
         "Claude Sonnet 5's tokenizer: about 30% more tokens for the same text",
-        "compaction/models.py",
+        "compaction/core/models.py",
         "docs.oxen.ai/inference-api/reference/models/claude-sonnet-5",
     ),
     (
         "cache writes 1.25x (5m) and 2x (1h), reads 0.1x the input price",
-        "compaction/server_side.py",
+        "compaction/agent/server_side.py",
         "prompt-caching",
     ),
     (
@@ -99,36 +99,40 @@ FACTS = [
     ),
     (
         "Claude Code keeps up to five recently read files after a summary",
-        "compaction/restore.py",
+        "compaction/layers/restore.py",
         "zzet/gortex#70",
     ),
     (
         "Claude Code's 13,000-token buffer and 20,000 reserved for the summary",
-        "compaction/triggers.py",
+        "compaction/layers/triggers.py",
         "anthropics/claude-code#12004",
     ),
     (
         "Claude Code's summary cap of 20,000 output tokens",
-        "compaction/summarize.py",
+        "compaction/layers/summarize.py",
         "anthropics/claude-code#8136",
     ),
     (
         "Claude Code's breaker opens after 3 failures",
-        "compaction/triggers.py",
+        "compaction/layers/triggers.py",
         "anthropics/claude-code#34278",
     ),
     (
         "Claude Code clears older tool outputs first, then summarizes",
-        "compaction/session.py",
+        "compaction/agent/session.py",
         "code.claude.com/docs",
     ),
     (
         "the prompt-too-long 400 and the input + max_tokens 400",
-        "compaction/api_errors.py",
+        "compaction/core/api_errors.py",
         "anthropics/claude-code#408",
     ),
-    ("model_context_window_exceeded is an SDK StopReason", "compaction/api_errors.py", "StopReason"),
-    ("Claude's tokenizer is not public and changes between models", "compaction/tokens.py", "token-counting"),
+    ("model_context_window_exceeded is an SDK StopReason", "compaction/core/api_errors.py", "StopReason"),
+    (
+        "Claude's tokenizer is not public and changes between models",
+        "compaction/core/tokens.py",
+        "token-counting",
+    ),
     (
         "the window as the API reports it: ModelInfo.max_input_tokens",
         "compaction/offline/models.py",
@@ -153,12 +157,12 @@ FACTS = [
     (
         "the cache minimum per model, chapter 14",
         "notebooks/14_api_context_management.ipynb",
-        "compaction.models",
+        "compaction.core.models",
     ),
     (
         "chapter 15 prices at the default model's input price",
         "notebooks/15_replay.ipynb",
-        "compaction.models",
+        "compaction.core.models",
     ),
 ]
 
@@ -227,5 +231,5 @@ def test_the_rule_catches_a_planted_unsourced_sentence_and_accepts_it_once_sourc
     assert unsourced(planted) == [planted]
     assert unsourced("Prompt caching reads cost 0.1 times the input price.")
     assert not unsourced(planted + " (anthropics/claude-code#12004)")
-    assert not unsourced("The cache minimum is 4,096 tokens (`compaction.models`).")
+    assert not unsourced("The cache minimum is 4,096 tokens (`compaction.core.models`).")
     assert not unsourced("Claude Code compacts the conversation.")  # no number: nothing to source

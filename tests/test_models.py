@@ -17,8 +17,16 @@ from anthropic.types import StopReason
 from api_sessions import tool_session
 
 from compaction import connect
-from compaction.models import CLAUDE_MODEL, MODELS, REFUSE, STOP_REASON, WINDOW_EXCEEDED, behaves_as, model
-from compaction.tokens import estimate_tokens
+from compaction.core.models import (
+    CLAUDE_MODEL,
+    MODELS,
+    REFUSE,
+    STOP_REASON,
+    WINDOW_EXCEEDED,
+    behaves_as,
+    model,
+)
+from compaction.core.tokens import estimate_tokens
 
 WINDOW = 3_000
 

@@ -9,7 +9,7 @@ gives both endpoints the same figure as ``estimate_tokens(messages, "tiktoken", 
 counting each distinct message once.
 
 Input plus ``max_tokens`` over the window is answered per model (``overflow``, from the table in
-``compaction.models``): the default model answers and stops at the window with ``stop_reason``
+``compaction.core.models``): the default model answers and stops at the window with ``stop_reason``
 "model_context_window_exceeded"; a model documented to refuse gets the 400. A client can ask for the
 400 whatever the model (``x-compaction-max-tokens-check: on``). The server's own options, which the
 real API does not have: ``x-compaction-course-scale: on`` lifts the 50,000-token minimum of the
@@ -24,8 +24,9 @@ import hashlib
 import threading
 from typing import Any
 
-from compaction.messages import blocks
-from compaction.models import behaves_as
+from compaction.core.messages import blocks
+from compaction.core.models import behaves_as
+from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline import overflow, scenario, server_compaction
 from compaction.offline.caching import PromptCache, canonical
 from compaction.offline.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact  # noqa: F401
@@ -33,7 +34,6 @@ from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
 from compaction.offline.request import Request, checked
 from compaction.offline.usage import cached_usage, zero_usage
-from compaction.tokens import count_text, estimate_tokens
 
 DEFAULT_WINDOW = 200_000
 HEADER_WINDOW = "x-compaction-window"

@@ -8,9 +8,9 @@ an earlier change anywhere in the prefix is a miss; the lookback checks about 20
 before each breakpoint for an earlier hit; a 5-minute lifetime by default, ``ttl: "1h"`` for an
 hour, refreshed each time the entry is read; a minimum cacheable length per model (4,096 tokens
 for Claude Opus 4.5/4.6 and Haiku 4.5, 1,024 for Sonnet 4.5/4.6; the page's list as quoted in
-anthropics/anthropic-sdk-python#1194; each model's figure is ``compaction.models.MODELS``; a prefix
+anthropics/anthropic-sdk-python#1194; each model's figure is ``compaction.core.models.MODELS``; a prefix
 shorter than it is neither written nor read). (The prices, writes 1.25x or 2x the base input price
-and reads 0.1x, are the client's business: ``compaction.server_side.input_cost``.) At most four
+and reads 0.1x, are the client's business: ``compaction.agent.server_side.input_cost``.) At most four
 breakpoints ("A maximum of 4 blocks with
 cache_control may be provided. Found 5.", the API's wording as reported in
 https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input into

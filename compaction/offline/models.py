@@ -4,13 +4,13 @@ The answer has the SDK's ``ModelInfo`` shape (``anthropic/types/model_info.py``)
 ``max_input_tokens`` is the "maximum input context window size in tokens for this model": here
 the window of the asking client (its ``x-compaction-window`` header), so a notebook reads its
 window with ``client.models.retrieve(model).max_input_tokens`` as it would from the real API.
-Any model name is known; ``max_tokens`` is the model's documented output limit (``compaction.models``),
+Any model name is known; ``max_tokens`` is the model's documented output limit (``compaction.core.models``),
 128,000 for a name outside the table. Deliberately left out: capabilities and pagination beyond one page.
 """
 
 from __future__ import annotations
 
-from compaction.models import DEFAULT_MODEL, behaves_as
+from compaction.core.models import DEFAULT_MODEL, behaves_as
 
 CREATED_AT = "2025-01-01T00:00:00Z"  # a fixed date: same bytes on every run
 LISTED = DEFAULT_MODEL  # the name ``GET /v1/models`` lists (any name works in a request)

@@ -1,6 +1,6 @@
 """A request whose input plus ``max_tokens`` is over the window, answered the way its model does.
 
-Per ``compaction.models``: on the models the stop-reasons page names (Sonnet 4.5 and newer) the API
+Per ``compaction.core.models``: on the models the stop-reasons page names (Sonnet 4.5 and newer) the API
 accepts the request and the answer stops where the window ends, with ``stop_reason``
 "model_context_window_exceeded" (SDK ``StopReason``;
 https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons); on older models it
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 
-from compaction.models import REFUSE, behaves_as
+from compaction.core.models import REFUSE, behaves_as
+from compaction.core.tokens import count_text, encoding
 from compaction.offline.errors import RequestError
-from compaction.tokens import count_text, encoding
 
 
 def block_tokens(block: dict) -> int:
