@@ -24,7 +24,7 @@ NAMES = re.compile(r"Claude Code|Messages API|\bcach(?:e|es|ed|ing)\b|\bpaper\b|
 NUMBER = re.compile(r"\d")
 SOURCE = re.compile(
     r"https?://|\b(?:platform|docs|code)\.claude\.com|\b[\w.-]+/[\w.-]+#\d+|arXiv:? ?\d{4}\.\d{4,5}"
-    r"|`(?:anthropic/types[\w/.]*|Beta\w+|\w+Param|StopReason|ModelInfo|Usage)`|compaction\.models|\]\(",
+    r"|`(?:anthropic/types[\w/.]*|Beta\w+|\w+Param|StopReason|ModelInfo|Usage)`|compaction\.(?:core\.)?models|\]\(",
     re.I,
 )
 
