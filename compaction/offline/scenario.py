@@ -136,11 +136,17 @@ SCENARIOS = {DEFAULT_SCENARIO: textstats, "one_tool": one_tool}  # scenario name
 
 
 def respond(
-    name: str, messages: list, *, tools: list, seed: int = 0, taken: set[str] | None = None
+    name: str,
+    messages: list,
+    *,
+    tools: list,
+    seed: int = 0,
+    taken: set[str] | None = None,
+    room: int | None = None,
 ) -> tuple[list[dict], str]:
-    """The offline model's answer: a summary for a summary request, else the scenario's turn."""
+    """The offline model's answer: a summary (within ``room`` tokens) for a summary request, else a turn."""
     if is_summary_request(messages):
-        return [text(summarize(messages))], "end_turn"
+        return [text(summarize(messages, room))], "end_turn"
     return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
 
 
