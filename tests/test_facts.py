@@ -209,7 +209,6 @@ ALLOWED = {
     ("16_on_demand_compaction.ipynb", "## The API's view of the cache, row for row"): (
         "chapter numbers; the course's own cache-break count"
     ),
-    ("16_on_demand_compaction.ipynb", "Row for row, the same"): "the course's own run, row for row",
 }
 
 
