@@ -14,12 +14,14 @@ failures (the pipeline's circuit breaker). Deliberately left out: the circuit br
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from compaction.api_errors import too_long_counts
 from compaction.failures import SummaryFailed
+from compaction.layer import Layer
 from compaction.messages import (
     Message,
     from_response,
@@ -199,3 +201,57 @@ def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
         except ValueError:
             pass
     return str(transcript)
+
+
+def shared_options(pipeline: Any) -> dict[str, Any]:
+    """What a summary gets from the pipeline besides the list: the window, and the workspace if any."""
+    options: dict[str, Any] = {"context_window": pipeline.context_window}
+    if getattr(pipeline, "workspace", None) is not None:
+        options["workspace"] = pipeline.workspace
+    return options
+
+
+@dataclass(frozen=True, repr=False)
+class Summary(Layer):
+    """L4: over the pipeline's threshold, the transcript first, then a summary replaces the history.
+
+    ``max_failures`` failed summaries in a row open the circuit breaker. ``options`` go to ``run``
+    as they are (``model``, ``restore``, ``max_tokens``, ...); ``run`` is called as
+    ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
+    workspace=..., **options)``.
+    """
+
+    name: ClassVar[str] = "summary"
+    transcript_first: ClassVar[bool] = False  # it writes its own transcript before it summarizes
+    calls_model: ClassVar[bool] = True
+    unchanged: ClassVar[str] = "the summary left the list unchanged"
+    max_failures: int = 3
+    options: Mapping[str, Any] = field(default_factory=dict)
+    run: Callable[..., list[Message]] = compact_history
+
+    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+        """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
+        estimate, threshold = pipeline.estimate(messages), pipeline.threshold
+        if estimate <= threshold:
+            return f"not triggered: {estimate:,} tokens, within the threshold {threshold:,}"
+        over = f"over the threshold ({estimate:,} > {threshold:,})"
+        if pipeline.breaker_open:
+            return f"{over}, but the circuit breaker is open"
+        if pipeline.stopped:
+            return f"{over}, but the loop guard stopped automatic summaries"
+        if pipeline.client is None or pipeline.transcript_dir is None:
+            return f"{over}, but the Compactor has no client or transcript_dir"
+        return None
+
+    def apply(
+        self, messages: list[Message], pipeline: Any, focus: str | None = None, manual: bool = False
+    ) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+        return self.run(
+            messages,
+            client=pipeline.client,
+            transcript_dir=pipeline.transcript_dir,
+            focus=focus,
+            manual=manual,
+            **{**shared_options(pipeline), **dict(self.options)},
+        )

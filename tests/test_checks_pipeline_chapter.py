@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from compaction.budget import tool_result_budget
+from compaction.budget import Budget, tool_result_budget
 from compaction.course.checks import pipeline as checks
 from compaction.messages import text_of
-from compaction.micro import micro_compact
+from compaction.micro import Micro, micro_compact
 from compaction.pipeline import Compactor
 from compaction.prompt_cache import common_prefix
-from compaction.snip import snip_compact
+from compaction.snip import Snip, snip_compact
 from compaction.store import OutputStore
 from compaction.tokens import estimate_tokens, message_tokens
 from compaction.triggers import summary_threshold
@@ -220,14 +220,8 @@ def test_the_reference_is_the_compactor_without_summary(tmp_path):
     ]:
         for n in range(5, len(session) + 1, 12):
             store = OutputStore(tmp_path / "store", base=tmp_path)
-            compactor = Compactor(
-                store=store,
-                context_window=window,
-                max_chars=8_000,
-                max_messages=40,
-                snip_to=24,
-                summarize=False,
-            )
+            layers = [Budget(max_chars=8_000), Snip(max_messages=40, keep_to=24), Micro()]
+            compactor = Compactor(layers, store=store, context_window=window)
             want = compactor.prepare(session[:n])
             got = checks.pipeline_reference(
                 session[:n],

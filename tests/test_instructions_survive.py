@@ -15,7 +15,9 @@ from compaction.backend import connect
 from compaction.instructions import PINNED_HEAD, pin_instructions, user_instructions
 from compaction.messages import assistant, blocks, text, tool_result, tool_use, user, validate
 from compaction.pipeline import Compactor
+from compaction.reactive import Reactive
 from compaction.store import OutputStore
+from compaction.summarize import Summary
 from compaction.tokens import estimate_tokens
 
 RULE = "Never edit anything under tests/, fix the library code only."
@@ -43,7 +45,7 @@ def compactor(tmp_path, client, window=6_000):
         client=client,
         transcript_dir=tmp_path / "transcripts",
         context_window=window,
-        order=(),
+        layers=[Summary(), Reactive()],
     )
 
 

@@ -9,10 +9,15 @@ import pytest
 from fake_summarizer import FakeClient
 from test_properties_pipeline import transcribed
 
+from compaction.budget import Budget
 from compaction.importers import sessions_in
 from compaction.messages import text_of, to_json, tool_result_blocks, validate
+from compaction.micro import Micro
 from compaction.pipeline import Compactor
+from compaction.reactive import Reactive
+from compaction.snip import Snip
 from compaction.store import OutputStore
+from compaction.summarize import Summary
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
@@ -46,8 +51,7 @@ def test_every_request_stays_valid_and_every_result_that_left_is_on_disk(name, s
         client=FakeClient(),
         transcript_dir=tmp_path / "transcripts",
         context_window=window,
-        max_chars=2_000,
-        max_messages=12,
+        layers=[Budget(max_chars=2_000), Snip(max_messages=12), Micro(), Summary(), Reactive()],
     )
     last, sent = replay(session, compactor)
     on_disk = transcribed(tmp_path / "transcripts")

@@ -24,12 +24,14 @@ import compaction.pipeline as pipeline
 from compaction import messages as M
 from compaction.agent import new_workspace, run_agent
 from compaction.backend import connect
-from compaction.budget import tool_result_budget
-from compaction.micro import micro_compact
+from compaction.budget import Budget, tool_result_budget
+from compaction.micro import Micro, micro_compact
 from compaction.offline import OfflineServer
 from compaction.pipeline import Compactor
-from compaction.snip import snip_compact
+from compaction.reactive import Reactive
+from compaction.snip import Snip, snip_compact
 from compaction.store import OutputStore
+from compaction.summarize import Summary
 from compaction.tokens import TokenCounter, estimate_tokens
 from compaction.transcript import read_transcript, write_transcript
 
@@ -155,9 +157,9 @@ def test_an_unwritable_transcript_folder_means_nothing_is_snipped_or_summarized(
             M.user(M.tool_result(f"t{i}", "ok")),
         ]
     compactor = Compactor(
+        [Budget(), Snip(max_messages=10), Micro()],
         store=OutputStore(tmp_path / "s"),
         transcript_dir=tmp_path / "t",
-        max_messages=10,
         context_window=10**6,
     )
     out = compactor.prepare(messages)
@@ -209,7 +211,7 @@ def test_every_transcript_written_during_a_compacted_session_reads_back_valid(tm
         client=connect(context_window=6_000),
         transcript_dir=tmp_path / "transcripts",
         context_window=6_000,
-        max_messages=20,
+        layers=[Budget(), Snip(max_messages=20), Micro(), Summary(), Reactive()],
         workspace=tmp_path / "ws",
     )
     result = run_agent(

@@ -15,15 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction.budget import tool_result_budget
+from compaction.budget import Budget, tool_result_budget
 from compaction.importers import sessions_in
 from compaction.messages import assistant, tail_starts, text, tool_result, tool_use, user
-from compaction.micro import micro_compact, placeholder_for
+from compaction.micro import Micro, micro_compact, placeholder_for
 from compaction.palette import CHANGES, KINDS, all_colors
 from compaction.pipeline import Compactor
-from compaction.snip import snip_compact, snip_cuts, snip_placeholder
+from compaction.snip import Snip, snip_compact, snip_cuts, snip_placeholder
 from compaction.store import OutputStore
-from compaction.summarize import continuation_text
+from compaction.summarize import Summary, continuation_text
 from compaction.tokens import estimate_tokens, message_tokens
 from compaction.widgets import (
     BeforeAfter,
@@ -509,12 +509,10 @@ def test_a_list_over_the_window_stretches_the_scale_instead_of_overflowing():
 @pytest.fixture
 def compactor(tmp_path):
     return Compactor(
+        [Budget(max_chars=10_000), Snip(max_messages=20), Micro()],
         store=OutputStore(tmp_path / "store", base=tmp_path),
         transcript_dir=tmp_path / ".transcripts",
         context_window=8_000,
-        max_chars=10_000,
-        max_messages=20,
-        summarize=False,
     )
 
 
@@ -551,14 +549,27 @@ def test_the_stepper_names_the_transcript_that_holds_the_dropped_range(compactor
 
 def test_an_idle_snip_and_summary_say_why_in_numbers(compactor):
     small = long_reads(3)
-    compactor.summarize = True  # over the threshold but with no client: the reason says so
+    compactor.layers.append(Summary())  # over the threshold but with no client: the reason says so
     compactor.threshold = 10
     stepper = PipelineStepper.run(compactor, small)
     reasons = dict(zip([n for n, _ in stepper.steps], stepper.reasons, strict=True))
     assert reasons["snip"] == f"not triggered: {len(small)} messages, within max_messages 20"
-    assert reasons["summary"].endswith("but the Compactor has no client or transcript_dir") or (
-        "over the threshold" in reasons["summary"]
+    assert re.fullmatch(
+        r"over the threshold \([\d,]+ > 10\), but the Compactor has no client or transcript_dir",
+        reasons["summary"],
     )
+
+
+def test_the_stepper_works_on_the_default_pipeline_and_asks_each_layer_why_it_was_idle(tmp_path):
+    """The default list has no snip: the stepper must not look for snip's settings (it once raised)."""
+    compactor = Compactor(store=OutputStore(tmp_path / "store"), context_window=8_000)
+    small = long_reads(3)
+    stepper = PipelineStepper(compactor.steps(small), compactor=compactor)
+    assert [name for name, _ in stepper.steps] == ["budget", "micro", "summary"]
+    assert stepper.changed == [False, False, False]
+    assert stepper.reasons == [layer.why_idle(small, compactor) for layer in compactor.layers[:3]]
+    assert stepper.reasons[0].endswith("max_chars is 200,000")
+    assert stepper.reasons[2].startswith("not triggered: ")
 
 
 def test_steps_without_a_compactor_still_say_a_pass_changed_nothing():

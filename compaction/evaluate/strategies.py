@@ -6,8 +6,11 @@
   placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The paper keeps the last 10
   turns; our agent makes one tool call per turn almost always, so N results are about N turns.
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
-- ``pipeline``: the ``Compactor`` with its defaults (only the window is set).
+- ``pipeline``: the ``Compactor`` with its default list of layers (only the window is set).
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
+
+The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
+replace one (``settings={"layers": [...]}``).
 - ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
@@ -22,13 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from compaction.events import CompactionEvent
-from compaction.micro import micro_compact
-from compaction.pipeline import Compactor
+from compaction.layer import Layer
+from compaction.micro import Micro, micro_compact
+from compaction.pipeline import Compactor, default_layers
+from compaction.reactive import Reactive
 from compaction.recent_turns import RecentTurns
 from compaction.store import OutputStore
+from compaction.summarize import Summary
 
 STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
+# strategy -> its list of layers, for the strategies the Compactor runs
+PIPELINES: dict[str, Callable[[], list[Layer]]] = {
+    "summary only": lambda: [Summary(), Reactive()],
+    "pipeline": default_layers,
+    "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
+}
 
 
 class Keeper:
@@ -102,8 +114,8 @@ def build(
 ) -> Keeper:
     """A fresh ``Keeper`` for strategy ``name``; store and transcripts go in the workspace (or ``folder``).
 
-    ``settings`` override the Compactor's arguments for the Compactor-based strategies (a learner
-    tuning the default pipeline), or ``keep_turns``/``max_chars`` for recent turns.
+    ``settings`` override the Compactor's arguments for the Compactor-based strategies (``layers``:
+    a learner's own list in place of the strategy's), or ``keep_turns``/``max_chars`` for recent turns.
     """
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}")
@@ -119,11 +131,7 @@ def build(
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
-    options: dict[str, Any] = {"context_window": window}
-    if name == "summary only":
-        options["order"] = ()
-    elif name == "hybrid":
-        options.update(order=("micro",), keep_recent=10, micro_trigger=0.0, clear_at_least=0)
+    options: dict[str, Any] = {"context_window": window, "layers": PIPELINES[name]()}
     compactor = Compactor(
         store=OutputStore(workspace / ".task_outputs", base=workspace),
         client=client,
