@@ -16,12 +16,12 @@ import statistics
 import tempfile
 import time
 
-from compaction import messages as M
-from compaction.budget import Budget
-from compaction.micro import Micro
-from compaction.pipeline import Compactor
-from compaction.snip import Snip
-from compaction.store import OutputStore
+from compaction.core import messages as M
+from compaction.core.store import OutputStore
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.snip import Snip
+from compaction.pipeline.compactor import Compactor
 
 from .tables import table
 

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from compaction.budget import Budget
-from compaction.events import CompactionEvent
-from compaction.layer import Layer
-from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.micro import Micro
-from compaction.pipeline import Compactor, default_layers
-from compaction.reactive import Reactive
-from compaction.snip import Snip, snip_compact
-from compaction.store import OutputStore
-from compaction.summarize import Summary
-from compaction.transcript import read_transcript
-from compaction.triggers import default_buffer, summary_threshold
+from compaction.core.events import CompactionEvent
+from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.core.store import OutputStore
+from compaction.core.transcript import read_transcript
+from compaction.layers.budget import Budget
+from compaction.layers.layer import Layer
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip, snip_compact
+from compaction.layers.summarize import Summary
+from compaction.layers.triggers import default_buffer, summary_threshold
+from compaction.pipeline.compactor import Compactor, default_layers
 
 
 def read_turn(i: int, body: str) -> list[dict]:

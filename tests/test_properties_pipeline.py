@@ -12,15 +12,15 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import long_sessions, sessions
 
-from compaction.budget import Budget
-from compaction.messages import text_of, to_json, tool_result_blocks, validate
-from compaction.micro import Micro
-from compaction.pipeline import Compactor
-from compaction.snip import Snip
-from compaction.store import OutputStore
-from compaction.summarize import Summary
-from compaction.tokens import estimate_tokens
-from compaction.transcript import read_transcript
+from compaction.core.messages import text_of, to_json, tool_result_blocks, validate
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens
+from compaction.core.transcript import read_transcript
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.snip import Snip
+from compaction.layers.summarize import Summary
+from compaction.pipeline.compactor import Compactor
 
 settings_space = st.fixed_dictionaries(
     {

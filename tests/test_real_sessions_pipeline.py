@@ -9,15 +9,15 @@ import pytest
 from fake_summarizer import FakeClient
 from test_properties_pipeline import transcribed
 
-from compaction.budget import Budget
+from compaction.core.messages import text_of, to_json, tool_result_blocks, validate
+from compaction.core.store import OutputStore
 from compaction.importers import sessions_in
-from compaction.messages import text_of, to_json, tool_result_blocks, validate
-from compaction.micro import Micro
-from compaction.pipeline import Compactor
-from compaction.reactive import Reactive
-from compaction.snip import Snip
-from compaction.store import OutputStore
-from compaction.summarize import Summary
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip
+from compaction.layers.summarize import Summary
+from compaction.pipeline.compactor import Compactor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")

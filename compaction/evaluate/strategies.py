@@ -11,7 +11,7 @@
 
 The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
 replace one (``settings={"layers": [...]}``).
-- ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
+- ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
 runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
@@ -24,14 +24,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from compaction.events import CompactionEvent
-from compaction.layer import Layer
-from compaction.micro import Micro, micro_compact
-from compaction.pipeline import Compactor, default_layers
-from compaction.reactive import Reactive
-from compaction.recent_turns import RecentTurns
-from compaction.store import OutputStore
-from compaction.summarize import Summary
+from compaction.core.events import CompactionEvent
+from compaction.core.store import OutputStore
+from compaction.layers.layer import Layer
+from compaction.layers.micro import Micro, micro_compact
+from compaction.layers.reactive import Reactive
+from compaction.layers.summarize import Summary
+from compaction.pipeline.compactor import Compactor, default_layers
+from compaction.pipeline.recent_turns import RecentTurns
 
 STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
