@@ -11,6 +11,7 @@ from compaction.core.events import CompactionEvent
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.core.store import OutputStore
 from compaction.core.transcript import read_transcript
+from compaction.course import built
 from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
 from compaction.layers.micro import Micro
@@ -435,3 +436,18 @@ def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path
 def test_a_manual_compact_without_a_model_names_what_is_missing(store):
     with pytest.raises(ValueError, match="client and transcript_dir"):
         Compactor(store=store).compact(session(2))
+
+
+def test_the_chapters_own_layers_plug_into_the_list_each_with_its_settings(store, tmp_path):
+    """Chapter 06 runs chapter 03's budget, 04's snip and 05's micro in the package's pipeline."""
+    mine = [
+        Budget(max_chars=10_000, run=built.budget),
+        Snip(max_messages=20, keep_to=12, run=built.snip),
+        Micro(trigger=0.0, clear_at_least=0, run=built.micro),
+    ]
+    messages = parallel_reads(session(30, chars=700), [30_000])
+    compactor = Compactor(mine, store=store, transcript_dir=tmp_path / "t")
+    out = compactor.prepare(messages)
+    validate(out)
+    assert len(out) <= 12 and [e.layer for e in compactor.events] == ["budget", "snip", "micro"]
+    assert "<0>" + "y" * 30_000 in bytes_on_disk(store.root)

@@ -24,7 +24,7 @@ from compaction.core.guards import message_list, whole
 from compaction.core.messages import result_chars, text_of
 from compaction.core.placeholders import MARKER_OVERHEAD, is_persisted_marker, persisted_marker  # noqa: F401
 from compaction.core.store import OutputStore
-from compaction.layers.layer import Layer
+from compaction.layers.layer import Layer, takes
 
 
 def tool_result_budget(
@@ -101,11 +101,13 @@ class Budget(Layer):
         return None
 
     def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
-        """``run(messages, max_chars=..., store=..., on_event=...)`` with the pipeline's store."""
+        """``run(messages, max_chars=..., store=...)``; ``on_event`` too when ``run`` takes it."""
         if getattr(pipeline, "store", None) is None:
             raise ValueError("the Budget layer needs a Compactor with a store")
-        on_event = getattr(pipeline, "budget_event", None)
-        return self.run(messages, max_chars=self.max_chars, store=pipeline.store, on_event=on_event)
+        options = {"max_chars": self.max_chars, "store": pipeline.store}
+        if takes(self.run, "on_event"):  # a failed write is heard; chapter 03's budget has no such argument
+            options["on_event"] = getattr(pipeline, "budget_event", None)
+        return self.run(messages, **options)
 
     def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
         """Its trigger, or: triggered, but no result was large enough to leave a smaller marker."""

@@ -17,7 +17,8 @@ Deliberately left out: any state; what a layer has done lives in the pipeline's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -56,3 +57,12 @@ class Layer:
 def _shown(value: Any) -> str:
     """A setting as a reader wants it: a function by its name, anything else as its repr."""
     return getattr(value, "__name__", None) if callable(value) and hasattr(value, "__name__") else repr(value)
+
+
+def takes(fn: Callable, name: str) -> bool:
+    """True when ``fn`` accepts a keyword ``name`` (by name or through ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin with no signature: assume it does
+        return True
+    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)

@@ -74,7 +74,8 @@ class Micro(Layer):
     A clearing is used only when it frees at least ``clear_at_least`` tokens (default: a 40th of
     the window): every clearing rewrites sent messages and breaks the prompt cache, so old results
     are cleared in batches, not one per turn (the idea of the API's own ``clear_at_least``).
-    ``run`` is called as ``run(messages, keep_recent=..., min_chars=..., exclude_tools=...)``.
+    ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
+    when any are set (so chapter 05's ``micro``, which has no such argument, runs as it is).
     """
 
     name: ClassVar[str] = "micro"
@@ -108,10 +109,11 @@ class Micro(Layer):
         return None
 
     def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
-        """``run(messages, keep_recent=..., min_chars=..., exclude_tools=...)``."""
-        return self.run(
-            messages, keep_recent=self.keep_recent, min_chars=self.min_chars, exclude_tools=self.exclude_tools
-        )
+        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools=...`` when any are set."""
+        options: dict[str, Any] = {"keep_recent": self.keep_recent, "min_chars": self.min_chars}
+        if self.exclude_tools:
+            options["exclude_tools"] = self.exclude_tools
+        return self.run(messages, **options)
 
     def kept(self, before: list[dict], after: list[dict], pipeline: Any) -> str | None:
         """Not used when it frees fewer than ``clear_at_least`` tokens: not worth a cache break."""
