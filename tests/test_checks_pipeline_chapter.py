@@ -23,10 +23,10 @@ from tests.check_cases import check_tests
 # ---------------------------------------------------------------- right answers, written differently
 
 
-def pipeline_by_steps(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def pipeline_by_steps(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     """The same triggers, each pass as a (test, layer) pair."""
     out = tool_result_budget(messages, max_chars=max_chars, store=store)
-    out = snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+    out = snip_compact(out, max_messages=keep_to) if len(out) > max_messages else out
     before = estimate_tokens(out, "tiktoken")
     candidate = micro_compact(out) if before > micro_at else out
     return candidate if before - estimate_tokens(candidate, "tiktoken") >= clear_at_least else out
@@ -66,43 +66,43 @@ def losing_orders_by_names(messages):
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def micro_first(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def micro_first(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     out = micro_compact(messages) if estimate_tokens(messages, "tiktoken") > micro_at else messages
     out = tool_result_budget(out, max_chars=max_chars, store=store)
-    return snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+    return snip_compact(out, max_messages=keep_to) if len(out) > max_messages else out
 
 
-def micro_at_inclusive(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def micro_at_inclusive(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=snip_to,
+        keep_to=keep_to,
         micro_at=micro_at - 1,
         clear_at_least=clear_at_least,
     )
 
 
-def batch_strict(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def batch_strict(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=snip_to,
+        keep_to=keep_to,
         micro_at=micro_at,
         clear_at_least=clear_at_least + 1,
     )
 
 
-def snip_to_max_messages(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def cuts_to_max_messages(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=max_messages,
+        keep_to=max_messages,
         micro_at=micro_at,
         clear_at_least=clear_at_least,
     )
@@ -182,7 +182,7 @@ CASES = [
     (
         checks.check_pipeline,
         checks.pipeline_reference,
-        [micro_first, micro_at_inclusive, batch_strict, snip_to_max_messages],
+        [micro_first, micro_at_inclusive, batch_strict, cuts_to_max_messages],
     ),
     (
         checks.check_cache_cost,
@@ -228,7 +228,7 @@ def test_the_reference_is_the_compactor_without_summary(tmp_path):
                 store,
                 max_chars=8_000,
                 max_messages=40,
-                snip_to=24,
+                keep_to=24,
                 micro_at=summary_threshold(window) // 2,
                 clear_at_least=window // 40,
             )

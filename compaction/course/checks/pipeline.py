@@ -55,7 +55,7 @@ def _sessions() -> list[list[dict]]:
 
 # ---------------------------------------------------------------- chapter 06: the chapter's pipeline
 
-# (max_chars, max_messages, snip_to, micro_at, clear_at_least)
+# (max_chars, max_messages, keep_to, micro_at, clear_at_least)
 SETTINGS = [(10_000, 40, 24, 3_000, 500), (200_000, 50, 30, 100_000, 500), (2_000, 20, 12, 0, 0)]
 
 
@@ -65,14 +65,14 @@ def pipeline_reference(
     *,
     max_chars: int,
     max_messages: int,
-    snip_to: int,
+    keep_to: int,
     micro_at: int,
     clear_at_least: int,
 ) -> list[dict]:
-    """Budget always; snip to snip_to past max_messages; micro past micro_at if it frees clear_at_least."""
+    """Budget always; snip to keep_to past max_messages; micro past micro_at if it frees clear_at_least."""
     messages = tool_result_budget(messages, max_chars=max_chars, store=store)
     if len(messages) > max_messages:
-        messages = snip_compact(messages, max_messages=snip_to)
+        messages = snip_compact(messages, max_messages=keep_to)
     tokens = estimate_tokens(messages, "tiktoken")
     if tokens > micro_at:
         cleared = micro_compact(messages)
@@ -82,7 +82,7 @@ def pipeline_reference(
 
 
 def _pipeline_case(fn: Callable, name: str, messages: list[dict], settings: tuple) -> None:
-    keys = ("max_chars", "max_messages", "snip_to", "micro_at", "clear_at_least")
+    keys = ("max_chars", "max_messages", "keep_to", "micro_at", "clear_at_least")
     kwargs = dict(zip(keys, settings, strict=True))
     where = f"{name}, " + ", ".join(f"{k}={v:,}" for k, v in kwargs.items())
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
