@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from compaction.core.messages import text_of
+from compaction.core.messages import shared_prefix, text_of
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.course.checks import pipeline as checks
 from compaction.layers.budget import Budget, tool_result_budget
 from compaction.layers.micro import Micro, micro_compact
-from compaction.layers.prompt_cache import common_prefix
 from compaction.layers.snip import Snip, snip_compact
 from compaction.layers.triggers import summary_threshold
 from compaction.pipeline.compactor import Compactor
@@ -35,7 +34,7 @@ def pipeline_by_steps(messages, store, *, max_chars, max_messages, keep_to, micr
 def cache_cost_by_prefix(requests):
     total, before = 0.0, []
     for request in requests:
-        k = common_prefix(before, request)
+        k = shared_prefix(before, request)
         costs = [message_tokens(m, "tiktoken") for m in request]
         total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
         before = request
@@ -120,7 +119,7 @@ def cost_appends_as_writes_only(requests):
 def cost_prefix_off_by_one(requests):
     total, before = 0.0, []
     for request in requests:
-        k = max(0, common_prefix(before, request) - 1)
+        k = max(0, shared_prefix(before, request) - 1)
         costs = [message_tokens(m, "tiktoken") for m in request]
         total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
         before = request

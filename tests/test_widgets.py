@@ -33,7 +33,7 @@ from compaction.views.widgets import (
     align,
     block_kinds,
     describe_change,
-    is_placeholder,
+    holds_placeholder,
     message_rows,
     placeholder_words,
 )
@@ -131,7 +131,7 @@ def test_a_row_counts_its_message_in_cl100k_by_default_and_says_so():
 )
 def test_placeholders_and_persisted_markers_are_recognised_and_their_words_shown(block, expected):
     msgs = [user("go"), assistant(tool_use("toolu_1", "bash", {})), user(block)]
-    assert is_placeholder(msgs[2]) is expected
+    assert holds_placeholder(msgs[2]) is expected
     source = MessageListView(msgs)._repr_html_()
     assert ("compaction-placeholder" in source) is expected
     assert ("compaction-words" in source) is expected

@@ -27,12 +27,11 @@ from compaction.core.messages import (
     has_tool_use,
     is_tool_result_message,
     text,
-    text_of,
     tool_names,
     validate,
 )
 from compaction.core.models import DEFAULT_MODEL
-from compaction.core.placeholders import continuation_text, transcript_named
+from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
@@ -110,11 +109,6 @@ def summary_from_blocks(content: list[dict]) -> str:
     if not answer.strip():
         raise SummaryFailed("the summary answer is empty")
     return extract_summary(answer)
-
-
-def transcript_of(message: Message) -> Path | None:
-    """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
-    return transcript_named(text_of(message.get("content")) if isinstance(message, dict) else "")
 
 
 def tools_for(messages: Sequence[Message]) -> list[dict]:

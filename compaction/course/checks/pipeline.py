@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.core.messages import assistant, text, text_of, tool_result, tool_use, user
+from compaction.core.messages import assistant, shared_prefix, text, text_of, tool_result, tool_use, user
 from compaction.core.placeholders import MARKER_OVERHEAD
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
@@ -26,7 +26,6 @@ from compaction.course.checks import CheckReport, assert_same_messages, run_case
 from compaction.course.checks.messages import course_sessions
 from compaction.layers.budget import tool_result_budget
 from compaction.layers.micro import micro_compact
-from compaction.layers.prompt_cache import common_prefix
 from compaction.layers.snip import snip_compact
 from compaction.layers.triggers import summary_threshold
 
@@ -146,7 +145,7 @@ def cache_cost_reference(requests: list[list[dict]], method: str = "tiktoken") -
     """Input cost in base-price tokens: the prefix shared with the request before read, the rest written."""
     total, before = 0.0, []
     for request in requests:
-        shared = common_prefix(before, request)
+        shared = shared_prefix(before, request)
         tokens = [message_tokens(m, method) for m in request]
         total += READ * sum(tokens[:shared]) + WRITE * sum(tokens[shared:])
         before = request
