@@ -17,6 +17,8 @@ from compaction.agent.loop import SYSTEM_PROMPT, new_workspace, run_agent
 from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens
+from compaction.evaluate.replay.columns import outcome
+from compaction.evaluate.replay.engine import StrategyRun
 from compaction.layers.budget import Budget
 from compaction.layers.triggers import summary_threshold
 from compaction.pipeline.compactor import Compactor, default_layers
@@ -89,3 +91,10 @@ def test_asked_for_summaries_still_run_after_the_guard(tmp_path, path):
         result.messages[:-1] if result.messages[-1]["role"] == "assistant" else result.messages
     )
     assert keeper.counts()[path] == before + 1
+
+
+def test_a_replay_that_the_loop_guard_stopped_never_says_breaker_open(tmp_path):
+    run = StrategyRun("pipeline", WINDOW, tmp_path, outcome="40 turns", loop_stopped=True)
+    assert outcome(run) == "40 turns, loop guard stopped summaries"
+    run.loop_stopped, run.breaker_open = False, True
+    assert outcome(run) == "40 turns, breaker open"
