@@ -33,9 +33,9 @@ written as a transcript before a layer that drops messages (snip, micro) drops a
 byte that leaves the context is on disk; ``recorded`` names a file that already holds some messages
 (a replayed session), and what leaves among those is not written again.
 
-Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
-micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
-public API: the SDK's types have no ``cache_edits``); summarizing in the background.
+Deliberately left out: summarizing in the background, and any mechanism of Claude Code that its docs
+do not describe (editing the cache without rewriting the prefix is no feature of the public API:
+the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations
