@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from check_cases import check_tests
 
-from compaction.agent.server_side import cache_breaks, client_keeps
+from compaction.agent.server_side import cache_breaks_from_usage, client_keeps
 from compaction.core.messages import blocks
 from compaction.course.checks import api_context as checks
 
@@ -120,7 +120,7 @@ def breaks_whenever_nothing_is_read(read, written):
 
 
 def breaks_including_the_first_call(read, written):
-    return [0] + cache_breaks(read, written) if read else []
+    return [0] + cache_breaks_from_usage(read, written) if read else []
 
 
 def no_edits(window, max_breaks):
@@ -224,7 +224,7 @@ CASES = [
     ),
     (
         checks.check_cache_breaks,
-        cache_breaks,
+        cache_breaks_from_usage,
         [
             breaks_counting_equal_reads,
             breaks_against_the_previous_read,

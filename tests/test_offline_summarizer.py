@@ -27,11 +27,11 @@ from compaction.core.messages import (
     user,
     validate,
 )
-from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT, is_summary_request
 from compaction.core.tokens import count_text
 from compaction.layers.summarize import compact_history
 from compaction.offline import plan, scenario, state
-from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
+from compaction.offline.summarizer import previous_sections, summarize
 
 
 @lru_cache(maxsize=2)

@@ -6,7 +6,7 @@
 beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
 up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
 written to cache), the edits applied, compactions, and the files the agent read again.
-``run_session`` plays the same agent session under one strategy (server-side edits, or the course's
+``run_managed_session`` plays the same agent session under one strategy (server-side edits, or the course's
 own ``Compactor``) and returns its ledger, so strategies can be compared call for call.
 The client keeps its full history: server-side edits never change what the client holds
 (https://platform.claude.com/docs/en/build-with-claude/context-editing).
@@ -144,9 +144,9 @@ class Ledger:
         self.summary_sent += usage.input_tokens + read + written
         self.summary_cost += input_cost(usage)
 
-    def cache_breaks(self) -> list[int]:
-        """The calls whose prefix was broken (see ``cache_breaks``)."""
-        return cache_breaks(self.read, self.written)
+    def breaks(self) -> list[int]:
+        """The calls whose prefix was broken (see ``cache_breaks_from_usage``)."""
+        return cache_breaks_from_usage(self.read, self.written)
 
     def rereads(self) -> int:
         """read_file calls of a path the session had already read."""
@@ -164,13 +164,13 @@ class Ledger:
             "cache written": sum(self.written),
             "cost": round(sum(self.cost) + self.summary_cost),
             "files read again": self.rereads(),
-            "cache breaks": len(self.cache_breaks()),
+            "cache breaks": len(self.breaks()),
             "summaries": self.summaries,
             "last step": self.step,
         }
 
 
-def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
+def cache_breaks_from_usage(read: Sequence[int], written: Sequence[int]) -> list[int]:
     """Indexes of the calls that read back less than the call before them left in the cache.
 
     A call leaves in the cache what it read from it plus what it wrote (``cache_read_input_tokens``
@@ -181,7 +181,7 @@ def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
     return [i for i in range(1, len(read)) if read[i] < read[i - 1] + written[i - 1]]
 
 
-def run_session(
+def run_managed_session(
     edits: Sequence[dict] = (),
     *,
     window: int,

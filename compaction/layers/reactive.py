@@ -13,9 +13,10 @@ Deliberately left out: more than one retry, and any other recovery path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from compaction.core.api_errors import (  # noqa: F401 - is_prompt_too_long, too_long_counts: public here too
     WindowExceeded,
@@ -28,8 +29,9 @@ from compaction.core.guards import whole
 from compaction.core.messages import Message, tail_starts, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
+from compaction.layers.layer import Layer
 from compaction.layers.recovery import recover_once
-from compaction.layers.summarize import summary_message
+from compaction.layers.summarize import shared_options, summary_message
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
@@ -78,6 +80,35 @@ def _reactive(messages, client, transcript_dir, keep_tail, context_window, optio
     options = {"restore": False, **options, "context_window": context_window}
     head = summary_message(messages[:start], transcript=transcript, client=client, **options)
     return [head, *messages[start:]], transcript
+
+
+@dataclass(frozen=True, repr=False)
+class Reactive(Layer):
+    """The emergency layer: after the API refuses a request as too long, a summary plus a pair-safe tail.
+
+    It runs only on a refusal, never in ``prepare``. ``keep_tail`` (None: the function's own default,
+    5 for the package's) and ``options`` go to ``run``, called as ``run(messages, client=...,
+    transcript_dir=..., context_window=..., workspace=..., **options)``.
+    """
+
+    name: ClassVar[str] = "reactive"
+    before_call: ClassVar[bool] = False
+    transcript_first: ClassVar[bool] = False  # it writes its own transcript
+    calls_model: ClassVar[bool] = True
+    keep_tail: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    run: Callable[..., list[Message]] = reactive_compact
+
+    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+        """Always idle before a call: it waits for the API to refuse one."""
+        return "runs only after the API refuses a request as too long"
+
+    def apply(self, messages: list[Message], pipeline: Any) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+        options = {**shared_options(pipeline), **dict(self.options)}
+        if self.keep_tail is not None:
+            options["keep_tail"] = self.keep_tail
+        return self.run(messages, client=pipeline.client, transcript_dir=pipeline.transcript_dir, **options)
 
 
 def send_with_recovery(

@@ -14,9 +14,10 @@ failures (the pipeline's circuit breaker). Deliberately left out: the circuit br
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from compaction.core.api_errors import too_long_counts
 from compaction.core.failures import SummaryFailed
@@ -26,15 +27,15 @@ from compaction.core.messages import (
     has_tool_use,
     is_tool_result_message,
     text,
-    text_of,
     tool_names,
     validate,
 )
 from compaction.core.models import DEFAULT_MODEL
-from compaction.core.placeholders import continuation_text, transcript_named
+from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
+from compaction.layers.layer import Layer
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
 
@@ -108,11 +109,6 @@ def summary_from_blocks(content: list[dict]) -> str:
     if not answer.strip():
         raise SummaryFailed("the summary answer is empty")
     return extract_summary(answer)
-
-
-def transcript_of(message: Message) -> Path | None:
-    """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
-    return transcript_named(text_of(message.get("content")) if isinstance(message, dict) else "")
 
 
 def tools_for(messages: Sequence[Message]) -> list[dict]:
@@ -199,3 +195,57 @@ def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
         except ValueError:
             pass
     return str(transcript)
+
+
+def shared_options(pipeline: Any) -> dict[str, Any]:
+    """What a summary gets from the pipeline besides the list: the window, and the workspace if any."""
+    options: dict[str, Any] = {"context_window": pipeline.context_window}
+    if getattr(pipeline, "workspace", None) is not None:
+        options["workspace"] = pipeline.workspace
+    return options
+
+
+@dataclass(frozen=True, repr=False)
+class Summary(Layer):
+    """L4: over the pipeline's threshold, the transcript first, then a summary replaces the history.
+
+    ``max_failures`` failed summaries in a row open the circuit breaker. ``options`` go to ``run``
+    as they are (``model``, ``restore``, ``max_tokens``, ...); ``run`` is called as
+    ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
+    workspace=..., **options)``.
+    """
+
+    name: ClassVar[str] = "summary"
+    transcript_first: ClassVar[bool] = False  # it writes its own transcript before it summarizes
+    calls_model: ClassVar[bool] = True
+    unchanged: ClassVar[str] = "the summary left the list unchanged"
+    max_failures: int = 3
+    options: Mapping[str, Any] = field(default_factory=dict)
+    run: Callable[..., list[Message]] = compact_history
+
+    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+        """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
+        estimate, threshold = pipeline.estimate(messages), pipeline.threshold
+        if estimate <= threshold:
+            return f"not triggered: {estimate:,} tokens, within the threshold {threshold:,}"
+        over = f"over the threshold ({estimate:,} > {threshold:,})"
+        if pipeline.breaker_open:
+            return f"{over}, but the circuit breaker is open"
+        if pipeline.stopped:
+            return f"{over}, but the loop guard stopped automatic summaries"
+        if pipeline.client is None or pipeline.transcript_dir is None:
+            return f"{over}, but the Compactor has no client or transcript_dir"
+        return None
+
+    def apply(
+        self, messages: list[Message], pipeline: Any, focus: str | None = None, manual: bool = False
+    ) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+        return self.run(
+            messages,
+            client=pipeline.client,
+            transcript_dir=pipeline.transcript_dir,
+            focus=focus,
+            manual=manual,
+            **{**shared_options(pipeline), **dict(self.options)},
+        )

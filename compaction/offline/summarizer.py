@@ -19,25 +19,13 @@ from __future__ import annotations
 import re
 
 from compaction.core.messages import blocks
-from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
 from compaction.offline import plan, state
 from compaction.offline.extract import facts as conversation_facts
 from compaction.offline.extract import neutral, short
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
-
-
-def is_summary_request(messages: list) -> bool:
-    """True when the last user message ends with a text block that starts with NO_TOOLS_HEAD."""
-    if not messages or messages[-1].get("role") != "user":
-        return False
-    content = blocks(messages[-1])
-    return (
-        bool(content)
-        and content[-1].get("type") == "text"
-        and str(content[-1]["text"]).lstrip().startswith(NO_TOOLS_HEAD)
-    )
 
 
 def previous_sections(text: str) -> dict[str, list[str]]:

@@ -2,7 +2,7 @@
 
 ``check_clear_edit`` holds the chapter's edit builder to whole-token values of the window, the
 SDK's field shapes, and the offline server's acceptance.
-``check_cache_breaks`` is differential against ``server_side.cache_breaks`` on recorded and
+``check_cache_breaks`` is differential against ``server_side.cache_breaks_from_usage`` on recorded and
 handmade ledgers. ``check_edits_for_budget`` refuses a trigger that leaves no room below the window
 for the answer the session asks (``run_agent``'s ``max_tokens``), then runs the offline agent under
 the learner's edits, with the server clearing in rounds (its own option), and holds the session to
@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
-from compaction.agent.server_side import Ledger, cache_breaks, client_keeps, run_session
+from compaction.agent.server_side import Ledger, cache_breaks_from_usage, client_keeps, run_managed_session
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
@@ -105,7 +105,7 @@ LEDGERS = [  # (name, cache read per call, cache written per call)
 
 def _same_breaks(fn: Callable, read: list, written: list) -> None:
     got = fn(list(read), list(written))
-    want = cache_breaks(read, written)
+    want = cache_breaks_from_usage(read, written)
     assert list(got) == want, (
         f"calls {want} broke the cache, not {list(got)} (read {read}, written {written})"
     )
@@ -151,9 +151,9 @@ def _within_budget(fn: Callable, budget: int) -> None:
                 f"{ANSWER_TOKENS:,}, and {trigger['value']:,} + {ANSWER_TOKENS:,} > the {WINDOW:,}-token "
                 f"window; at most {room:,}"
             )
-    ledger, result = run_session(edits, window=WINDOW, turns=TURNS, server_options=ROUNDS)
+    ledger, result = run_managed_session(edits, window=WINDOW, turns=TURNS, server_options=ROUNDS)
     assert result.error is None, f"the session ended early at call {len(ledger.sent)}: {result.error}"
-    breaks = ledger.cache_breaks()
+    breaks = ledger.breaks()
     more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
     assert len(breaks) <= budget, (
         f"{len(breaks)} cache breaks, budget {budget}: "

@@ -59,7 +59,8 @@ class StrategyRun:
     cost: Cost = field(default_factory=Cost)
     score: ProbeScore | None = None
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
-    breaker_open: bool = False
+    breaker_open: bool = False  # failed summaries opened the circuit breaker
+    loop_stopped: bool = False  # the loop guard stopped summaries that could not get under the threshold
 
     @property
     def peak(self) -> int:
@@ -199,6 +200,7 @@ def replay(
     run.final = context
     run.events = keeper.events if keeper.compactor is not None else passes.events
     run.breaker_open = keeper.compactor is not None and keeper.compactor.breaker_open
+    run.loop_stopped = keeper.compactor is not None and keeper.compactor.stopped is not None
     if probes:
         reached = set(score(probes, session).answered)
         run.score = score([p for p in probes if p.id in reached], context)
