@@ -18,6 +18,9 @@ import time
 
 from compaction.core import messages as M
 from compaction.core.store import OutputStore
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.snip import Snip
 from compaction.pipeline.compactor import Compactor
 
 from .tables import table
@@ -72,9 +75,8 @@ def per_turn(n_messages: int, turns: int) -> tuple[float, float]:
     """Median milliseconds per turn: (pipeline, seed-style baseline) on a session of ``n_messages``."""
     base = session(n_messages)
     with tempfile.TemporaryDirectory() as tmp:
-        compactor = Compactor(
-            store=OutputStore(tmp), context_window=10**9, max_messages=10**9, summarize=False
-        )
+        layers = [Budget(), Snip(max_messages=10**9), Micro()]  # every trigger checked, none fires
+        compactor = Compactor(layers, store=OutputStore(tmp), context_window=10**9)
         messages = compactor.prepare(base)
         compactor.observe(messages, {"input_tokens": compactor.estimate(messages)})
         ours, theirs = [], []

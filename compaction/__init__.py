@@ -22,7 +22,14 @@ _EXPORTS = {
     "micro_compact": "layers.micro",
     "compact_history": "layers.summarize",
     "reactive_compact": "layers.reactive",
+    "Layer": "layers.layer",
+    "Budget": "layers.budget",
+    "Snip": "layers.snip",
+    "Micro": "layers.micro",
+    "Summary": "layers.summarize",
+    "Reactive": "layers.reactive",
     "Compactor": "pipeline.compactor",
+    "default_layers": "pipeline.compactor",
 }
 
 __all__ = sorted(_EXPORTS)

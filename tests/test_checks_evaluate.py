@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from check_cases import check_tests
 
 from compaction.core.messages import blocks, text_of
 from compaction.course.checks import evaluate as checks
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.summarize import Summary
+from compaction.pipeline.compactor import default_layers
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 
@@ -79,12 +85,15 @@ def predict():
     return {probe: sorted(s.upper() for s in lost) for probe, lost in measured.items()}  # names any case
 
 
-def tuned_settings():
-    return {"micro_trigger": 0.8}
+def tuned_layers():
+    budget, _, summary, reactive = default_layers()
+    return [budget, Micro(trigger=0.8), summary, reactive]
 
 
 def tuned_differently():
-    return {"micro_trigger": 0.9}
+    layers = default_layers()
+    layers[1] = replace(layers[1], trigger=0.9)
+    return layers
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -145,15 +154,19 @@ def predicts_everything_lost():
 
 
 def two_settings():
-    return {"micro_trigger": 0.8, "keep_recent": 3}
+    return [Budget(), Micro(trigger=0.8, keep_recent=4), Summary(), Reactive()]
 
 
 def costs_more():
-    return {"keep_recent": 10}
+    return [Budget(), Micro(keep_recent=10), Summary(), Reactive()]
 
 
-def not_a_setting():
-    return {"speed": "fast"}
+def a_layer_left_out():
+    return [Micro(trigger=0.8), Summary(), Reactive()]
+
+
+def settings_not_layers():
+    return {"micro_trigger": 0.8}
 
 
 CASES = [
@@ -170,7 +183,7 @@ CASES = [
         ],
     ),
     (checks.check_predictions, predict, [predicts_nothing_lost, predicts_everything_lost]),
-    (checks.check_tuning, tuned_settings, [two_settings, costs_more, not_a_setting]),
+    (checks.check_tuning, tuned_layers, [two_settings, costs_more, a_layer_left_out, settings_not_layers]),
 ]
 
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)

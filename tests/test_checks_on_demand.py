@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from check_cases import check_tests
 
 from compaction.agent.compact_on_demand import next_request_tokens, should_compact
@@ -125,6 +127,46 @@ def test_a_failing_row_names_the_sizes_and_the_decision():
     assert "5,540 tokens (threshold 5,000)" in row.detail and "should be True, not False" in row.detail
 
 
-def test_a_failing_layer_row_names_the_layer_and_the_tokens():
+def missed_written_with_a_counter(calls):
+    """A right answer another way: a Counter, layers joined by a loop over reasons first."""
+    totals = Counter()
+    for call in calls:
+        tokens = (call.reason or {}).get("cache_missed_input_tokens") or 0
+        totals.update({layer: tokens for layer in (call.layers or ("none",))})
+    return dict(totals)
+
+
+def test_a_failing_layer_row_says_what_it_should_be_and_where():
     rows = checks.check_missed_by_layer(missed_to_the_first_layer_only).failures
-    assert any("layer 'micro': 3,000 tokens missed, not 0" in r.detail for r in rows)
+    row = next(r for r in rows if r.name == "two layers before one request are both charged")
+    assert "layer 'micro': tokens missed should be 3,000, not 0 (it ran before request 0)" in row.detail
+
+
+def test_a_failing_none_row_names_the_request_with_no_layer_before_it():
+    row = next(
+        r
+        for r in checks.check_missed_by_layer(missed_dropping_unattributed).failures
+        if r.name == "a break no layer caused"
+    )
+    assert (
+        "layer 'none': tokens missed should be 700, not 0 (request 0 missed with no layer before it)"
+        in row.detail
+    )
+
+
+def test_a_right_answer_written_with_a_counter_passes():
+    report = checks.check_missed_by_layer(missed_written_with_a_counter)
+    assert report.passed, str(report)
+
+
+def test_an_empty_prediction_is_not_yet_made():
+    for empty in ("", "   ", None):
+        assert checks.prediction_verdict(empty, {"micro": 5}).startswith("no prediction yet")
+
+
+def test_a_prediction_is_compared_with_the_costliest_layer():
+    measured = {"micro": 11_407, "snip": 14_636}
+    assert "snip: right" in checks.prediction_verdict(" Snip ", measured)
+    wrong = checks.prediction_verdict("micro", measured)
+    assert "not this time: snip cost the most" in wrong and "snip 14,636, micro 11,407" in wrong
+    assert "is not a layer" in checks.prediction_verdict("the cache", measured)

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from compaction.core.messages import text_of
+from compaction.core.messages import shared_prefix, text_of
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.course.checks import pipeline as checks
-from compaction.layers.budget import tool_result_budget
-from compaction.layers.micro import micro_compact
-from compaction.layers.prompt_cache import common_prefix
-from compaction.layers.snip import snip_compact
+from compaction.layers.budget import Budget, tool_result_budget
+from compaction.layers.micro import Micro, micro_compact
+from compaction.layers.snip import Snip, snip_compact
 from compaction.layers.triggers import summary_threshold
 from compaction.pipeline.compactor import Compactor
 from tests.check_cases import check_tests
@@ -23,10 +22,10 @@ from tests.check_cases import check_tests
 # ---------------------------------------------------------------- right answers, written differently
 
 
-def pipeline_by_steps(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def pipeline_by_steps(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     """The same triggers, each pass as a (test, layer) pair."""
     out = tool_result_budget(messages, max_chars=max_chars, store=store)
-    out = snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+    out = snip_compact(out, max_messages=keep_to) if len(out) > max_messages else out
     before = estimate_tokens(out, "tiktoken")
     candidate = micro_compact(out) if before > micro_at else out
     return candidate if before - estimate_tokens(candidate, "tiktoken") >= clear_at_least else out
@@ -35,7 +34,7 @@ def pipeline_by_steps(messages, store, *, max_chars, max_messages, snip_to, micr
 def cache_cost_by_prefix(requests):
     total, before = 0.0, []
     for request in requests:
-        k = common_prefix(before, request)
+        k = shared_prefix(before, request)
         costs = [message_tokens(m, "tiktoken") for m in request]
         total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
         before = request
@@ -66,43 +65,43 @@ def losing_orders_by_names(messages):
 # ---------------------------------------------------------------- known-wrong answers
 
 
-def micro_first(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def micro_first(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     out = micro_compact(messages) if estimate_tokens(messages, "tiktoken") > micro_at else messages
     out = tool_result_budget(out, max_chars=max_chars, store=store)
-    return snip_compact(out, max_messages=snip_to) if len(out) > max_messages else out
+    return snip_compact(out, max_messages=keep_to) if len(out) > max_messages else out
 
 
-def micro_at_inclusive(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def micro_at_inclusive(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=snip_to,
+        keep_to=keep_to,
         micro_at=micro_at - 1,
         clear_at_least=clear_at_least,
     )
 
 
-def batch_strict(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def batch_strict(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=snip_to,
+        keep_to=keep_to,
         micro_at=micro_at,
         clear_at_least=clear_at_least + 1,
     )
 
 
-def snip_to_max_messages(messages, store, *, max_chars, max_messages, snip_to, micro_at, clear_at_least):
+def cuts_to_max_messages(messages, store, *, max_chars, max_messages, keep_to, micro_at, clear_at_least):
     return checks.pipeline_reference(
         messages,
         store,
         max_chars=max_chars,
         max_messages=max_messages,
-        snip_to=max_messages,
+        keep_to=max_messages,
         micro_at=micro_at,
         clear_at_least=clear_at_least,
     )
@@ -120,7 +119,7 @@ def cost_appends_as_writes_only(requests):
 def cost_prefix_off_by_one(requests):
     total, before = 0.0, []
     for request in requests:
-        k = max(0, common_prefix(before, request) - 1)
+        k = max(0, shared_prefix(before, request) - 1)
         costs = [message_tokens(m, "tiktoken") for m in request]
         total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
         before = request
@@ -182,7 +181,7 @@ CASES = [
     (
         checks.check_pipeline,
         checks.pipeline_reference,
-        [micro_first, micro_at_inclusive, batch_strict, snip_to_max_messages],
+        [micro_first, micro_at_inclusive, batch_strict, cuts_to_max_messages],
     ),
     (
         checks.check_cache_cost,
@@ -220,21 +219,15 @@ def test_the_reference_is_the_compactor_without_summary(tmp_path):
     ]:
         for n in range(5, len(session) + 1, 12):
             store = OutputStore(tmp_path / "store", base=tmp_path)
-            compactor = Compactor(
-                store=store,
-                context_window=window,
-                max_chars=8_000,
-                max_messages=40,
-                snip_to=24,
-                summarize=False,
-            )
+            layers = [Budget(max_chars=8_000), Snip(max_messages=40, keep_to=24), Micro()]
+            compactor = Compactor(layers, store=store, context_window=window)
             want = compactor.prepare(session[:n])
             got = checks.pipeline_reference(
                 session[:n],
                 store,
                 max_chars=8_000,
                 max_messages=40,
-                snip_to=24,
+                keep_to=24,
                 micro_at=summary_threshold(window) // 2,
                 clear_at_least=window // 40,
             )

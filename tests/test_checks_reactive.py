@@ -78,7 +78,7 @@ def tail_steps_forward(messages, keep):
 def tail_only_skips_results(messages, keep):
     """Wrong: steps back over a tool_result but lets the tail start with the user's text."""
     start = max(1, len(messages) - keep)
-    if is_tool_result_message(messages[start]):
+    if start < len(messages) and is_tool_result_message(messages[start]):
         start -= 1
     return messages[start:]
 

@@ -16,6 +16,8 @@ from compaction.core.messages import assistant, blocks, text, tool_result, tool_
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens
 from compaction.layers.instructions import PINNED_HEAD, pin_instructions, user_instructions
+from compaction.layers.reactive import Reactive
+from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor
 
 RULE = "Never edit anything under tests/, fix the library code only."
@@ -43,7 +45,7 @@ def compactor(tmp_path, client, window=6_000):
         client=client,
         transcript_dir=tmp_path / "transcripts",
         context_window=window,
-        order=(),
+        layers=[Summary(), Reactive()],
     )
 
 

@@ -12,11 +12,14 @@ from compaction.layers.ledger import (
     ResultMemory,
     command_entry,
     file_changes,
+    is_ledger,
     ledger_entries,
     ledger_text,
 )
-from compaction.layers.micro import micro_compact
-from compaction.layers.summarize import compact_history
+from compaction.layers.micro import Micro, micro_compact
+from compaction.layers.reactive import Reactive
+from compaction.layers.summarize import Summary, compact_history, default_ledger_tokens
+from compaction.pipeline.compactor import Compactor
 
 FAILING_RUN = """tests/test_calc.py .F
 
@@ -176,3 +179,43 @@ def test_result_memory_puts_back_what_micro_cleared():
     assert "AssertionError: 5" not in str(cleared)
     assert memory.restore(cleared) == messages
     assert "tests/test_calc.py::test_add: AssertionError: 5" in ledger_text(memory.restore(cleared))
+
+
+def pipeline(tmp_path, *layers):
+    """A Compactor whose every layer fires on the first call (threshold 1, micro clears all)."""
+    client = FakeClient("<summary>Work went on.</summary>")
+    return Compactor(list(layers), client=client, transcript_dir=tmp_path, context_window=8_000, threshold=1)
+
+
+def ledgers(messages):
+    return [b["text"] for m in messages for b in m["content"] if is_ledger(b.get("text"))]
+
+
+def test_the_pipelines_summary_carries_the_ledger_of_what_micro_cleared_before_it(tmp_path):
+    micro = Micro(keep_recent=0, min_chars=10, trigger=0.0, clear_at_least=0)
+    compactor = pipeline(tmp_path, micro, Summary())
+    steps = dict(compactor.steps(history()))
+    assert "AssertionError: 5" not in str(steps["micro"])  # cleared before the summary ran
+    (ledger,) = ledgers(steps["summary"])
+    assert "tests/test_calc.py::test_add: AssertionError: 5" in ledger  # put back by ResultMemory
+    assert count_text(ledger, "tiktoken") <= default_ledger_tokens(8_000) == 1_200
+
+
+def test_summary_ledger_tokens_zero_turns_the_ledger_off_and_a_bad_value_is_named():
+    with pytest.raises(ValueError, match="ledger_tokens"):
+        Summary(ledger_tokens=-1)
+    with pytest.raises(ValueError, match="ledger_tokens"):
+        Reactive(ledger_tokens=1.5)
+
+
+def test_summary_without_a_ledger_attaches_none(tmp_path):
+    out = pipeline(tmp_path, Summary(ledger_tokens=0)).prepare(history())
+    assert len(out) == 1 and not ledgers(out)
+    assert ledgers(pipeline(tmp_path, Summary(ledger_tokens=300)).prepare(history()))
+
+
+def test_micro_keep_used_reaches_micro_compact():
+    layer = Micro(keep_recent=0, min_chars=10, keep_used=2)
+    assert layer.apply(history(), None) == micro_compact(history(), keep_recent=0, min_chars=10, keep_used=2)
+    with pytest.raises(ValueError, match="keep_used"):
+        Micro(keep_used=-1)

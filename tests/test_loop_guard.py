@@ -17,8 +17,11 @@ from compaction.agent.loop import SYSTEM_PROMPT, new_workspace, run_agent
 from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens
+from compaction.evaluate.replay.columns import outcome
+from compaction.evaluate.replay.engine import StrategyRun
+from compaction.layers.budget import Budget
 from compaction.layers.triggers import summary_threshold
-from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.compactor import Compactor, default_layers
 
 WINDOW = 20_000
 TURNS = 12
@@ -44,7 +47,7 @@ def run(tmp_path):
         transcript_dir=tmp_path / "transcripts",
         context_window=WINDOW,
         workspace=workspace,
-        max_chars=2_000,
+        layers=[Budget(max_chars=2_000), *default_layers()[1:]],
     )
     client = connect("offline", context_window=WINDOW)
     result = run_agent(
@@ -56,7 +59,8 @@ def run(tmp_path):
 def test_two_summaries_over_the_threshold_stop_automatic_summarizing(tmp_path):
     keeper, result = run(tmp_path)
     assert keeper.counts()["summary"] == 2
-    assert keeper.breaker_open and keeper.stopped
+    assert keeper.stopped and not keeper.summarizing
+    assert not keeper.breaker_open  # a loop stop is not a failure: the breaker stays closed
     assert result.error is None  # no error from the API reached the user
     assert len([t for t in result.turns if t.input_tokens is not None]) == TURNS
 
@@ -76,7 +80,7 @@ def test_without_the_guard_it_summarizes_on_almost_every_turn(tmp_path, monkeypa
     monkeypatch.setattr(pipeline, "LOOP_LIMIT", 10**6)
     keeper, _ = run(tmp_path)
     assert keeper.counts()["summary"] >= TURNS - 3
-    assert not keeper.breaker_open
+    assert keeper.summarizing
 
 
 @pytest.mark.parametrize("path", ["compact", "reactive"])
@@ -87,3 +91,10 @@ def test_asked_for_summaries_still_run_after_the_guard(tmp_path, path):
         result.messages[:-1] if result.messages[-1]["role"] == "assistant" else result.messages
     )
     assert keeper.counts()[path] == before + 1
+
+
+def test_a_replay_that_the_loop_guard_stopped_never_says_breaker_open(tmp_path):
+    run = StrategyRun("pipeline", WINDOW, tmp_path, outcome="40 turns", loop_stopped=True)
+    assert outcome(run) == "40 turns, loop guard stopped summaries"
+    run.loop_stopped, run.breaker_open = False, True
+    assert outcome(run) == "40 turns, breaker open"

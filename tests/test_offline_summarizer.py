@@ -27,10 +27,11 @@ from compaction.core.messages import (
     user,
     validate,
 )
-from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT, is_summary_request
+from compaction.core.tokens import count_text
 from compaction.layers.summarize import compact_history
 from compaction.offline import plan, scenario, state
-from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
+from compaction.offline.summarizer import previous_sections, summarize
 
 
 @lru_cache(maxsize=2)
@@ -262,7 +263,7 @@ def test_every_section_is_filled_from_a_history_with_a_created_file_a_failure_an
 
 def test_under_a_small_budget_causes_stay_and_narration_goes():
     messages = created_failed_fixed()
-    answer = summarize(request(messages), max_tokens=240)
+    answer = summarize(request(messages), max_tokens=220)  # of 298 whole; no analysis when shortened
     solving = previous_sections(answer)["Problem Solving"]
     assert "- The test fails because add returns one too many." in solving
     assert "- Creating calc.py." not in solving
@@ -273,3 +274,22 @@ def test_sentences_are_never_cut():
     answer = summarize(request(list(session())), max_tokens=600)
     for line in previous_sections(answer)["Problem Solving"]:
         assert not line.endswith("...")
+
+
+def test_a_summary_that_would_not_fit_the_window_is_shortened_to_fit_keeping_its_sections():
+    full = summarize(request(list(session())))
+    tokens = count_text(full, "tiktoken")
+    short_answer = summarize(request(list(session())), limit=tokens // 2)
+    assert count_text(short_answer, "tiktoken") <= tokens // 2 < tokens
+    assert "<analysis>" not in short_answer and short_answer.rstrip().endswith("</summary>")
+    assert section(short_answer, "Current Work") == section(full, "Current Work")  # the marker stays
+    assert list(previous_sections(short_answer)) == list(SECTIONS)
+    assert summarize(request(list(session())), limit=tokens) == full  # a summary that fits is left whole
+
+
+def test_the_smaller_of_max_tokens_and_the_room_left_bounds_the_answer():
+    full = count_text(summarize(request(list(session()))), "tiktoken")
+    for max_tokens, room in ((full // 2, full), (full, full // 3), (full // 4, full // 2)):
+        answer = summarize(request(list(session())), max_tokens=max_tokens, limit=room)
+        assert count_text(answer, "tiktoken") <= min(max_tokens, room) < full
+        assert list(previous_sections(answer)) == list(SECTIONS)

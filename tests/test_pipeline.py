@@ -1,4 +1,4 @@
-"""The pipeline: budget -> snip -> micro -> summarize, each layer on its own trigger."""
+"""The pipeline: a list of layers (budget, snip, micro, summary), each on its own trigger, in order."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ from compaction.core.events import CompactionEvent
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.core.store import OutputStore
 from compaction.core.transcript import read_transcript
+from compaction.course import built
+from compaction.layers.budget import Budget
+from compaction.layers.layer import Layer
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip, snip_compact
+from compaction.layers.summarize import Summary
 from compaction.layers.triggers import default_buffer, summary_threshold
-from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.compactor import Compactor, default_layers
 
 
 def read_turn(i: int, body: str) -> list[dict]:
@@ -87,11 +94,49 @@ def test_a_window_with_no_room_left_is_rejected_naming_the_parameters():
         summary_threshold(1_000, reserve_output=900, buffer=200)
 
 
-def test_a_wrong_order_name_is_rejected_naming_order(store):
-    with pytest.raises(ValueError, match="order"):
-        Compactor(store=store, order=("budget", "budget", "snip"))
-    with pytest.raises(ValueError, match="order"):
-        Compactor(store=store, order=("budget", "summary"))
+def test_a_function_in_the_list_is_rejected_naming_its_place_and_where_a_function_goes(store):
+    with pytest.raises(TypeError, match=r"layers\[1\] must be a layer .* run="):
+        Compactor([Budget(), snip_compact], store=store)
+
+
+def test_a_layer_names_both_of_its_numbers_and_checks_them():
+    assert Snip(max_messages=40).keep_to == 24  # three fifths of the trigger by default
+    with pytest.raises(ValueError, match="keep_to"):
+        Snip(max_messages=40, keep_to=41)
+    with pytest.raises(ValueError, match="trigger"):
+        Micro(trigger=1.5)
+    assert repr(Snip(max_messages=40, keep_to=24)) == (
+        "Snip(max_messages=40, keep_to=24, keep_head=3, run=snip_compact)"
+    )
+
+
+def test_the_default_pipeline_is_one_visible_list():
+    assert [type(layer) for layer in default_layers()] == [Budget, Micro, Summary, Reactive]
+    assert Compactor().layers == default_layers()
+
+
+def test_a_learners_snip_runs_with_its_own_settings_cut_to_keep_to(store, tmp_path):
+    heard = []
+
+    def my_snip(messages, *, max_messages, keep_head):
+        heard.append((len(messages), max_messages, keep_head))
+        return snip_compact(messages, max_messages=max_messages, keep_head=keep_head)
+
+    compactor = Compactor([Snip(max_messages=40, keep_to=24, run=my_snip)], store=store)
+    out = compactor.prepare(session(25))  # 51 messages
+    assert heard == [(51, 24, 3)] and len(out) <= 24
+
+
+def test_a_new_layer_is_one_more_class_in_the_list(store):
+    class Shout(Layer):
+        name = "shout"
+
+        def apply(self, messages, pipeline):
+            return [*messages[:-1], user(messages[-1]["content"].upper())]
+
+    compactor = Compactor([Shout()], store=store)
+    assert compactor.prepare([user("hello")]) == [user("HELLO")]
+    assert [e.layer for e in compactor.events] == ["shout"]
 
 
 # ---------------------------------------------------------------- triggers
@@ -108,7 +153,12 @@ def test_a_session_inside_its_budget_comes_back_unchanged_with_no_event(store):
 
 def test_an_oversized_newest_result_is_persisted_without_any_summary_being_asked_for(store, tmp_path):
     messages = parallel_reads(session(2), [30_000])
-    compactor = Compactor(store=store, client=NoModel(), transcript_dir=tmp_path / "t", max_chars=10_000)
+    compactor = Compactor(
+        [Budget(max_chars=10_000), Micro(), Summary()],
+        store=store,
+        client=NoModel(),
+        transcript_dir=tmp_path / "t",
+    )
     out = compactor.prepare(messages)
     validate(out)
     assert [e.layer for e in compactor.events] == ["budget"]
@@ -118,7 +168,7 @@ def test_an_oversized_newest_result_is_persisted_without_any_summary_being_asked
 
 
 def test_snip_fires_only_when_the_list_is_longer_than_max_messages(store, tmp_path):
-    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=21, summarize=False)
+    compactor = Compactor([Snip(max_messages=21)], store=store, transcript_dir=tmp_path / "t")
     assert compactor.prepare(session(10)) == session(10)  # 21 messages
     out = compactor.prepare(session(15))  # 31 messages
     validate(out)
@@ -129,11 +179,11 @@ def test_snip_fires_only_when_the_list_is_longer_than_max_messages(store, tmp_pa
 def test_micro_waits_until_the_estimate_passes_its_fraction_of_the_threshold(store, tmp_path):
     messages = session(12, chars=1_400)
     compactor = Compactor(
-        store=store, transcript_dir=tmp_path / "t", context_window=100_000, micro_trigger=0.5, summarize=False
+        [Micro(trigger=0.5)], store=store, transcript_dir=tmp_path / "t", context_window=100_000
     )
     assert compactor.prepare(messages) == messages  # far below half the threshold
     small_window = Compactor(
-        store=store, transcript_dir=tmp_path / "t", context_window=8_000, micro_trigger=0.5, summarize=False
+        [Micro(trigger=0.5)], store=store, transcript_dir=tmp_path / "t", context_window=8_000
     )
     validate(small_window.prepare(messages))
     assert [e.layer for e in small_window.events] == ["micro"]
@@ -141,19 +191,19 @@ def test_micro_waits_until_the_estimate_passes_its_fraction_of_the_threshold(sto
 
 
 def test_micro_clears_in_batches_so_most_turns_keep_the_cache(store, tmp_path):
-    def run(**kwargs):
-        compactor = Compactor(store=store, transcript_dir=tmp_path / "t", summarize=False, **kwargs)
+    def run(micro):
+        compactor = Compactor([micro], store=store, transcript_dir=tmp_path / "t", context_window=8_000)
         messages = session(1, chars=1_400)
         for i in range(1, 30):
             messages = compactor.prepare(messages + read_turn(100 + i, "z = 2  # line\n" * 100))
         return compactor.counts()["micro"]
 
-    every_turn = run(context_window=8_000, micro_trigger=0.0, clear_at_least=0)
-    batched = run(context_window=8_000, micro_trigger=0.5, clear_at_least=1_000)
+    every_turn = run(Micro(trigger=0.0, clear_at_least=0))
+    batched = run(Micro(trigger=0.5, clear_at_least=1_000))
     assert 0 < batched < every_turn / 2
 
 
-def test_the_summary_fires_only_over_the_threshold(store, tmp_path, monkeypatch):
+def test_the_summary_fires_only_over_the_threshold(store, tmp_path):
     calls = []
 
     def fake_compact_history(messages, *, client, transcript_dir, **kwargs):
@@ -161,11 +211,11 @@ def test_the_summary_fires_only_over_the_threshold(store, tmp_path, monkeypatch)
         return [user("[summary] the session so far")]
 
     compactor = Compactor(
+        [Summary(run=fake_compact_history)],
         store=store,
         client=object(),
         transcript_dir=tmp_path / "t",
         context_window=8_000,
-        layers={"summary": fake_compact_history},
     )
     compactor.prepare(session(2))
     assert calls == []
@@ -179,7 +229,7 @@ def test_the_summary_fires_only_over_the_threshold(store, tmp_path, monkeypatch)
 
 def test_the_right_order_keeps_a_large_result_on_disk(store):
     messages = parallel_reads(session(1), [40_000, 300, 300, 300, 300])
-    compactor = Compactor(store=store, max_chars=10_000, micro_trigger=0.0, clear_at_least=0, summarize=False)
+    compactor = Compactor([Budget(max_chars=10_000), Micro(trigger=0.0, clear_at_least=0)], store=store)
     out = compactor.prepare(messages)
     validate(out)
     assert "<0>" + "y" * 40_000 in bytes_on_disk(store.root)
@@ -188,14 +238,7 @@ def test_the_right_order_keeps_a_large_result_on_disk(store):
 
 def test_the_wrong_order_loses_a_large_result_for_good(store):
     messages = parallel_reads(session(1), [40_000, 300, 300, 300, 300])
-    compactor = Compactor(
-        store=store,
-        max_chars=10_000,
-        micro_trigger=0.0,
-        clear_at_least=0,
-        summarize=False,
-        order=("micro", "budget", "snip"),
-    )
+    compactor = Compactor([Micro(trigger=0.0, clear_at_least=0), Budget(max_chars=10_000)], store=store)
     out = compactor.prepare(messages)
     validate(out)
     large = "<0>" + "y" * 40_000
@@ -209,14 +252,16 @@ def test_the_wrong_order_loses_a_large_result_for_good(store):
 def test_prepare_never_mutates_its_input(store, tmp_path):
     messages = parallel_reads(session(30, chars=700), [40_000, 300, 300, 300, 300])
     before = copy.deepcopy(messages)
-    Compactor(store=store, transcript_dir=tmp_path / "t", max_chars=10_000, max_messages=20).prepare(messages)
+    layers = [Budget(max_chars=10_000), Snip(max_messages=20), *default_layers()[1:]]
+    Compactor(layers, store=store, transcript_dir=tmp_path / "t").prepare(messages)
     assert messages == before
 
 
 def test_a_transcript_is_written_before_snip_or_micro_drop_anything(store, tmp_path):
     messages = session(30, chars=700)
-    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=20, context_window=8_000)
-    compactor.steps(messages)  # summarize on but no client: only the cheap layers
+    layers = [Budget(), Snip(max_messages=20), Micro(), Summary()]
+    compactor = Compactor(layers, store=store, transcript_dir=tmp_path / "t", context_window=8_000)
+    compactor.steps(messages)  # a summary layer but no client: only the cheap layers
     (written,) = sorted((tmp_path / "t").iterdir())
     assert read_transcript(written) == messages
     assert "transcript" in compactor.events[0].detail
@@ -226,9 +271,9 @@ def test_what_leaves_a_recorded_session_is_not_written_again_but_anything_else_i
     """A replayed session is on disk already: its messages leave with no transcript, the file named."""
     recorded = session(30, chars=700)
     compactor = Compactor(
+        [Budget(), Snip(max_messages=20), Micro(), Summary()],
         store=store,
         transcript_dir=tmp_path / "t",
-        max_messages=20,
         context_window=8_000,
         recorded=(tmp_path / "source.jsonl", recorded),
     )
@@ -246,19 +291,18 @@ def test_an_unwritable_transcript_folder_means_nothing_is_dropped_and_an_event_s
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     messages = session(30, chars=700)
-    compactor = Compactor(store=store, transcript_dir=blocker / "t", max_messages=20, summarize=False)
+    layers = [Snip(max_messages=20), Micro(trigger=0.0, clear_at_least=0)]  # both fire on this list
+    compactor = Compactor(layers, store=store, transcript_dir=blocker / "t")
     out = compactor.prepare(messages)
     assert out == messages
-    assert {e.layer for e in compactor.events} == {"snip_skipped", "micro_skipped"} or {
-        e.layer for e in compactor.events
-    } == {"snip_skipped"}
+    assert [e.layer for e in compactor.events] == ["snip_skipped", "micro_skipped"]
     assert "transcript not written" in compactor.events[0].detail
 
 
 # ---------------------------------------------------------------- the circuit breaker
 
 
-def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, tmp_path, monkeypatch):
+def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, tmp_path):
     calls = []
 
     def failing(messages, **kwargs):
@@ -267,11 +311,11 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, t
 
     messages = chatty(20)
     compactor = Compactor(
+        [Summary(run=failing)],
         store=store,
         client=object(),
         transcript_dir=tmp_path / "t",
         context_window=8_000,
-        layers={"summary": failing},
     )
     for _ in range(5):
         out = compactor.prepare(messages)
@@ -282,7 +326,7 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, t
     validate(out)
 
 
-def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
+def test_a_success_resets_the_failure_count(store, tmp_path):
     outcomes = iter([False, False, True, False, False, True])
 
     def flaky(messages, **kwargs):
@@ -291,11 +335,11 @@ def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
         return [user("[summary]")]
 
     compactor = Compactor(
+        [Summary(run=flaky)],
         store=store,
         client=object(),
         transcript_dir=tmp_path / "t",
         context_window=8_000,
-        layers={"summary": flaky},
     )
     for _ in range(6):
         compactor.prepare(chatty(20))
@@ -303,10 +347,10 @@ def test_a_success_resets_the_failure_count(store, tmp_path, monkeypatch):
     assert compactor.counts()["summary"] == 2
 
 
-def test_a_summary_that_changes_nothing_counts_as_a_failure(store, tmp_path, monkeypatch):
-    unchanged = {"summary": lambda messages, **kwargs: list(messages)}
+def test_a_summary_that_changes_nothing_counts_as_a_failure(store, tmp_path):
+    unchanged = Summary(run=lambda messages, **kwargs: list(messages))
     compactor = Compactor(
-        store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000, layers=unchanged
+        [unchanged], store=store, client=object(), transcript_dir=tmp_path / "t", context_window=8_000
     )
     for _ in range(3):
         compactor.prepare(chatty(20))
@@ -318,7 +362,7 @@ def test_a_summary_that_changes_nothing_counts_as_a_failure(store, tmp_path, mon
 
 def test_events_name_turn_layer_and_tokens_and_reach_the_callback(store, tmp_path):
     heard = []
-    compactor = Compactor(store=store, max_chars=10_000, summarize=False, on_event=heard.append)
+    compactor = Compactor([Budget(max_chars=10_000)], store=store, on_event=heard.append)
     compactor.prepare(session(1))
     compactor.prepare(parallel_reads(session(1), [30_000]))
     assert heard == compactor.events
@@ -340,13 +384,20 @@ def test_counts_name_every_layer_even_those_that_never_fired(store):
 
 def test_steps_show_every_pass_in_order_ending_with_what_prepare_returns(store, tmp_path):
     messages = parallel_reads(session(30, chars=700), [30_000])
-    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_chars=10_000, max_messages=20)
+    layers = [Budget(max_chars=10_000), Snip(max_messages=20), Micro(), Summary(), Reactive()]
+    compactor = Compactor(layers, store=store, transcript_dir=tmp_path / "t")
     passes = compactor.steps(messages)
-    assert [name for name, _ in passes] == ["input", "budget", "snip", "micro", "summary"]
+    assert [name for name, _ in passes] == [
+        "input",
+        "budget",
+        "snip",
+        "micro",
+        "summary",
+    ]  # reactive: no pass
     assert passes[0][1] == messages
     for _, after in passes:
         validate(after)
-    again = Compactor(store=store, transcript_dir=tmp_path / "t2", max_chars=10_000, max_messages=20)
+    again = Compactor(layers, store=store, transcript_dir=tmp_path / "t2")
     assert again.prepare(messages) == passes[-1][1]
 
 
@@ -362,8 +413,8 @@ def test_observe_anchors_the_estimate_on_the_apis_usage(store):
     assert compactor.estimate(messages[:1]) >= 900
 
 
-def test_snip_cuts_to_snip_to_so_it_fires_once_every_few_turns_not_every_turn(store, tmp_path):
-    compactor = Compactor(store=store, transcript_dir=tmp_path / "t", max_messages=30, summarize=False)
+def test_snip_cuts_to_keep_to_so_it_fires_once_every_few_turns_not_every_turn(store, tmp_path):
+    compactor = Compactor([Snip(max_messages=30)], store=store, transcript_dir=tmp_path / "t")
     messages = session(1)
     for i in range(60):
         messages = compactor.prepare(messages + read_turn(200 + i, "short output"))
@@ -374,7 +425,7 @@ def test_snip_cuts_to_snip_to_so_it_fires_once_every_few_turns_not_every_turn(st
 def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    compactor = Compactor(store=OutputStore(blocker / "store"), max_chars=10_000, summarize=False)
+    compactor = Compactor([Budget(max_chars=10_000)], store=OutputStore(blocker / "store"))
     messages = parallel_reads(session(1), [30_000])
     out = compactor.prepare(messages)
     assert out == messages
@@ -385,3 +436,18 @@ def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path
 def test_a_manual_compact_without_a_model_names_what_is_missing(store):
     with pytest.raises(ValueError, match="client and transcript_dir"):
         Compactor(store=store).compact(session(2))
+
+
+def test_the_chapters_own_layers_plug_into_the_list_each_with_its_settings(store, tmp_path):
+    """Chapter 06 runs chapter 03's budget, 04's snip and 05's micro in the package's pipeline."""
+    mine = [
+        Budget(max_chars=10_000, run=built.budget),
+        Snip(max_messages=20, keep_to=12, run=built.snip),
+        Micro(trigger=0.0, clear_at_least=0, run=built.micro),
+    ]
+    messages = parallel_reads(session(30, chars=700), [30_000])
+    compactor = Compactor(mine, store=store, transcript_dir=tmp_path / "t")
+    out = compactor.prepare(messages)
+    validate(out)
+    assert len(out) <= 12 and [e.layer for e in compactor.events] == ["budget", "snip", "micro"]
+    assert "<0>" + "y" * 30_000 in bytes_on_disk(store.root)

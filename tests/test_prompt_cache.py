@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compaction.core.messages import assistant, user
-from compaction.layers.prompt_cache import cache_breaks, common_prefix, resent_tokens
+from compaction.core.messages import assistant, shared_prefix, user
+from compaction.layers.prompt_cache import cache_breaks, resent_tokens
 
 
 def grown(n: int) -> list[dict]:
@@ -22,7 +22,7 @@ def test_a_session_that_only_appends_never_breaks_the_cache():
 def test_changing_an_earlier_message_breaks_the_cache_from_that_message():
     first, second = grown(3), grown(4)
     second[2] = user("[cleared]")
-    assert common_prefix(first, second) == 2
+    assert shared_prefix(first, second) == 2
     assert cache_breaks([first, second]) == [(1, 2)]
 
 

@@ -12,6 +12,11 @@ from test_properties_pipeline import transcribed
 from compaction.core.messages import text_of, to_json, tool_result_blocks, validate
 from compaction.core.store import OutputStore
 from compaction.importers import sessions_in
+from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip
+from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -46,8 +51,7 @@ def test_every_request_stays_valid_and_every_result_that_left_is_on_disk(name, s
         client=FakeClient(),
         transcript_dir=tmp_path / "transcripts",
         context_window=window,
-        max_chars=2_000,
-        max_messages=12,
+        layers=[Budget(max_chars=2_000), Snip(max_messages=12), Micro(), Summary(), Reactive()],
     )
     last, sent = replay(session, compactor)
     on_disk = transcribed(tmp_path / "transcripts")

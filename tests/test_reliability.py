@@ -27,9 +27,11 @@ from compaction.core import messages as M
 from compaction.core.store import OutputStore
 from compaction.core.tokens import TokenCounter, estimate_tokens
 from compaction.core.transcript import read_transcript, write_transcript
-from compaction.layers.budget import tool_result_budget
-from compaction.layers.micro import micro_compact
-from compaction.layers.snip import snip_compact
+from compaction.layers.budget import Budget, tool_result_budget
+from compaction.layers.micro import Micro, micro_compact
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip, snip_compact
+from compaction.layers.summarize import Summary
 from compaction.offline import OfflineServer
 from compaction.pipeline.compactor import Compactor
 
@@ -155,9 +157,9 @@ def test_an_unwritable_transcript_folder_means_nothing_is_snipped_or_summarized(
             M.user(M.tool_result(f"t{i}", "ok")),
         ]
     compactor = Compactor(
+        [Budget(), Snip(max_messages=10), Micro()],
         store=OutputStore(tmp_path / "s"),
         transcript_dir=tmp_path / "t",
-        max_messages=10,
         context_window=10**6,
     )
     out = compactor.prepare(messages)
@@ -209,7 +211,7 @@ def test_every_transcript_written_during_a_compacted_session_reads_back_valid(tm
         client=connect(context_window=6_000),
         transcript_dir=tmp_path / "transcripts",
         context_window=6_000,
-        max_messages=20,
+        layers=[Budget(), Snip(max_messages=20), Micro(), Summary(), Reactive()],
         workspace=tmp_path / "ws",
     )
     result = run_agent(

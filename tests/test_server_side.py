@@ -15,7 +15,14 @@ import pytest
 from api_sessions import COMPACT, CONTEXT, TOOLS, tool_session
 
 from compaction.agent.backend import connect
-from compaction.agent.server_side import PRICE, Ledger, ServerManaged, cache_breaks, client_keeps, input_cost
+from compaction.agent.server_side import (
+    PRICE,
+    Ledger,
+    ServerManaged,
+    cache_breaks_from_usage,
+    client_keeps,
+    input_cost,
+)
 from compaction.core.messages import assistant, from_response, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline.context_edits import PLACEHOLDER
@@ -59,7 +66,7 @@ def test_done_when_a_paused_compaction_returns_the_block_and_sending_it_back_cut
             }
         ]
     }
-    client = connect()
+    client = connect(course_scale=True)  # a 3,000-token trigger: the offline server's own scale
     paused = client.beta.messages.create(
         model=MODEL, max_tokens=64, messages=session, tools=TOOLS, betas=[COMPACT], context_management=edits
     )
@@ -107,7 +114,7 @@ def test_a_ledger_records_usage_reads_and_breaks_of_real_responses():
         tokens(session),
     ]
     assert ledger.read[1] == ledger.sent[0]  # appended: the whole first request read back
-    assert ledger.cache_breaks() == [2]  # the third request dropped what the second added
+    assert ledger.breaks() == [2]  # the third request dropped what the second added
     assert ledger.cost[0] == pytest.approx(
         PRICE["5m"] * ledger.written[0] + ledger.sent[0] - ledger.written[0]
     )
@@ -128,10 +135,10 @@ def test_input_cost_reads_dicts_and_sdk_objects_alike():
     assert input_cost(response.usage) == response.usage.input_tokens
 
 
-def test_cache_breaks_counts_only_a_read_shorter_than_what_the_call_before_left_in_the_cache():
-    assert cache_breaks([0, 1100, 500, 1200], [1100, 400, 700, 0]) == [2]  # read 500 of 1,500 left
-    assert cache_breaks([0, 0, 0, 1100], [0, 0, 1100, 300]) == []  # under the minimum: nothing left to break
-    assert cache_breaks([], []) == [] and cache_breaks([0], [5000]) == []
+def test_a_cache_break_in_usage_is_a_read_shorter_than_what_the_call_before_left():
+    assert cache_breaks_from_usage([0, 1100, 500, 1200], [1100, 400, 700, 0]) == [2]  # read 500 of 1,500 left
+    assert cache_breaks_from_usage([0, 0, 0, 1100], [0, 0, 1100, 300]) == []  # under the minimum: none
+    assert cache_breaks_from_usage([], []) == [] and cache_breaks_from_usage([0], [5000]) == []
 
 
 def test_client_keeps_the_users_words_and_each_changed_file_once():
@@ -168,14 +175,14 @@ def create_loopback_only(address, *args, **kwargs):
 
 socket.socket.connect, socket.create_connection = loopback_only, create_loopback_only
 
-from compaction.agent.server_side import run_session
+from compaction.agent.server_side import run_managed_session
 
 edits = [
     {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 4000},
      "clear_at_least": {"type": "input_tokens", "value": 2000}},
     {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 5000}},
 ]
-ledger, result = run_session(edits, window=8000, turns=30)
+ledger, result = run_managed_session(edits, window=8000, turns=30, server_options={"course_scale": True})
 assert result.error is None, result.error
 print("calls", len(ledger.sent), "cleared", max(ledger.cleared), "read", sum(ledger.read))
 """

@@ -20,10 +20,10 @@ from compaction.core.palette import CHANGES, KINDS, all_colors
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.importers import sessions_in
-from compaction.layers.budget import tool_result_budget
-from compaction.layers.micro import micro_compact, placeholder_for
-from compaction.layers.snip import snip_compact, snip_cuts, snip_placeholder
-from compaction.layers.summarize import continuation_text
+from compaction.layers.budget import Budget, tool_result_budget
+from compaction.layers.micro import Micro, micro_compact, placeholder_for
+from compaction.layers.snip import Snip, snip_compact, snip_cuts, snip_placeholder
+from compaction.layers.summarize import Summary, continuation_text
 from compaction.pipeline.compactor import Compactor
 from compaction.views.widgets import (
     BeforeAfter,
@@ -33,7 +33,7 @@ from compaction.views.widgets import (
     align,
     block_kinds,
     describe_change,
-    is_placeholder,
+    holds_placeholder,
     message_rows,
     placeholder_words,
 )
@@ -131,7 +131,7 @@ def test_a_row_counts_its_message_in_cl100k_by_default_and_says_so():
 )
 def test_placeholders_and_persisted_markers_are_recognised_and_their_words_shown(block, expected):
     msgs = [user("go"), assistant(tool_use("toolu_1", "bash", {})), user(block)]
-    assert is_placeholder(msgs[2]) is expected
+    assert holds_placeholder(msgs[2]) is expected
     source = MessageListView(msgs)._repr_html_()
     assert ("compaction-placeholder" in source) is expected
     assert ("compaction-words" in source) is expected
@@ -509,12 +509,10 @@ def test_a_list_over_the_window_stretches_the_scale_instead_of_overflowing():
 @pytest.fixture
 def compactor(tmp_path):
     return Compactor(
+        [Budget(max_chars=10_000), Snip(max_messages=20), Micro()],
         store=OutputStore(tmp_path / "store", base=tmp_path),
         transcript_dir=tmp_path / ".transcripts",
         context_window=8_000,
-        max_chars=10_000,
-        max_messages=20,
-        summarize=False,
     )
 
 
@@ -551,14 +549,27 @@ def test_the_stepper_names_the_transcript_that_holds_the_dropped_range(compactor
 
 def test_an_idle_snip_and_summary_say_why_in_numbers(compactor):
     small = long_reads(3)
-    compactor.summarize = True  # over the threshold but with no client: the reason says so
+    compactor.layers.append(Summary())  # over the threshold but with no client: the reason says so
     compactor.threshold = 10
     stepper = PipelineStepper.run(compactor, small)
     reasons = dict(zip([n for n, _ in stepper.steps], stepper.reasons, strict=True))
     assert reasons["snip"] == f"not triggered: {len(small)} messages, within max_messages 20"
-    assert reasons["summary"].endswith("but the Compactor has no client or transcript_dir") or (
-        "over the threshold" in reasons["summary"]
+    assert re.fullmatch(
+        r"over the threshold \([\d,]+ > 10\), but the Compactor has no client or transcript_dir",
+        reasons["summary"],
     )
+
+
+def test_the_stepper_works_on_the_default_pipeline_and_asks_each_layer_why_it_was_idle(tmp_path):
+    """The default list has no snip: the stepper must not look for snip's settings (it once raised)."""
+    compactor = Compactor(store=OutputStore(tmp_path / "store"), context_window=8_000)
+    small = long_reads(3)
+    stepper = PipelineStepper(compactor.steps(small), compactor=compactor)
+    assert [name for name, _ in stepper.steps] == ["budget", "micro", "summary"]
+    assert stepper.changed == [False, False, False]
+    assert stepper.reasons == [layer.why_idle(small, compactor) for layer in compactor.layers[:3]]
+    assert stepper.reasons[0].endswith("max_chars is 200,000")
+    assert stepper.reasons[2].startswith("not triggered: ")
 
 
 def test_steps_without_a_compactor_still_say_a_pass_changed_nothing():

@@ -12,7 +12,8 @@ whose answer the SDK caches so the tools run once).
 
 ``run_runner`` plays the offline scripted agent through the SDK's runner with the workspace's tools
 and a trigger; ``run_diagnosed`` plays it through the course's pipeline with ``diagnostics`` on
-every request (SDK ``BetaDiagnosticsParam``) and keeps, per request, what the API said about the
+every request (SDK ``DiagnosticsParam`` of the non-beta ``client.messages.create``,
+``anthropic/types/diagnostics_param.py``) and keeps, per request, what the API said about the
 cache next to what ``prompt_cache.cache_breaks`` counts and which layers ran before it.
 Deliberately left out: the async and streaming runners.
 """

@@ -6,7 +6,7 @@
 beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
 up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
 written to cache), the edits applied, compactions, and the files the agent read again.
-``run_session`` plays the same agent session under one strategy (server-side edits, or the course's
+``run_managed_session`` plays the same agent session under one strategy (server-side edits, or the course's
 own ``Compactor``) and returns its ledger, so strategies can be compared call for call.
 The client keeps its full history: server-side edits never change what the client holds
 (https://platform.claude.com/docs/en/build-with-claude/context-editing).
@@ -25,6 +25,7 @@ from typing import Any
 
 from compaction.agent.backend import backend_name, connect
 from compaction.agent.loop import SessionResult, new_workspace, run_agent
+from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.store import OutputStore
 from compaction.offline.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
@@ -35,9 +36,16 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-# multiples of the base input price: 5-minute writes, 1-hour writes, reads
-# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing")
-PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads (1.25x, 2x, 0.1x:
+# https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"), read from the
+# default model's row of the cited table
+_PRICED = MODELS[CLAUDE_MODEL]
+PRICE = {
+    "input": 1.0,
+    "5m": _PRICED.cache_write_5m / _PRICED.input_price,
+    "1h": _PRICED.cache_write_1h / _PRICED.input_price,
+    "read": _PRICED.cache_read / _PRICED.input_price,
+}
 
 
 class ServerManaged:
@@ -136,9 +144,9 @@ class Ledger:
         self.summary_sent += usage.input_tokens + read + written
         self.summary_cost += input_cost(usage)
 
-    def cache_breaks(self) -> list[int]:
-        """The calls whose prefix was broken (see ``cache_breaks``)."""
-        return cache_breaks(self.read, self.written)
+    def breaks(self) -> list[int]:
+        """The calls whose prefix was broken (see ``cache_breaks_from_usage``)."""
+        return cache_breaks_from_usage(self.read, self.written)
 
     def rereads(self) -> int:
         """read_file calls of a path the session had already read."""
@@ -156,13 +164,13 @@ class Ledger:
             "cache written": sum(self.written),
             "cost": round(sum(self.cost) + self.summary_cost),
             "files read again": self.rereads(),
-            "cache breaks": len(self.cache_breaks()),
+            "cache breaks": len(self.breaks()),
             "summaries": self.summaries,
             "last step": self.step,
         }
 
 
-def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
+def cache_breaks_from_usage(read: Sequence[int], written: Sequence[int]) -> list[int]:
     """Indexes of the calls that read back less than the call before them left in the cache.
 
     A call leaves in the cache what it read from it plus what it wrote (``cache_read_input_tokens``
@@ -173,7 +181,7 @@ def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
     return [i for i in range(1, len(read)) if read[i] < read[i - 1] + written[i - 1]]
 
 
-def run_session(
+def run_managed_session(
     edits: Sequence[dict] = (),
     *,
     window: int,
@@ -181,9 +189,14 @@ def run_session(
     pipeline: bool = False,
     cache: bool = True,
     folder: str | Path | None = None,
+    server_options: dict | None = None,
 ) -> tuple[Ledger, SessionResult]:
-    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
-    base = connect(context_window=window)
+    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline).
+
+    ``server_options`` are the offline server's own (``course_scale``, ``clear_in_rounds``: see
+    ``connect``); the real API has none of them.
+    """
+    base = connect(context_window=window, **(server_options or {}))
     if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
         base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))

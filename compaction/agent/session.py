@@ -8,14 +8,15 @@ Persisted outputs (``.task_outputs/``) and transcripts (``.transcripts/``) stay 
 workspace, so their paths are relative. ``run_compacted_demo`` is the command line's
 ``demo --compact``: a progress bar, a table per layer, and one closing line.
 
-The demo settings scale the pipeline to the small window (``demo_settings``); ``compact_at``
+The demo's layers scale the pipeline to the small window (``demo_layers``); ``compact_at``
 offers the model the ``compact`` tool and makes the user ask for a compaction before that call.
 Deliberately left out: choosing settings for a real 200K window and running several sessions at
 once. Of the ``Compactor``'s defaults, the window, the result budget, the buffer, the reserve and the
-breaker follow Claude Code's figures as the course's design notes give them; snip is off by default,
-as chapter 13's comparison chose, and the micro settings follow the seed's teaching code, not Claude
-Code (whose snip is feature-gated, and whose public builds run no microcompact except an
-off-by-default time-based one that keeps 5).
+breaker follow Claude Code's figures as the course's design notes give them (the seed documents, a
+reading of Claude Code, not Anthropic's docs); snip is off by default, as chapter 13's comparison
+chose, and the micro settings follow the seed's teaching code. Claude Code's own docs say only that
+it "clears older tool outputs first, then summarizes the conversation if needed"
+(code.claude.com/docs, "How Claude Code works"); they give no figures for that clearing.
 """
 
 from __future__ import annotations
@@ -37,22 +38,18 @@ from compaction.agent.tools import COMPACT_TOOL, TOOL_DEFINITIONS
 from compaction.core.events import CompactionEvent
 from compaction.core.messages import from_response
 from compaction.core.store import OutputStore
-from compaction.pipeline.compactor import Compactor
+from compaction.layers.budget import Budget
+from compaction.layers.layer import Layer
+from compaction.pipeline.compactor import Compactor, default_layers
 from compaction.pipeline.recent_turns import RecentTurns
 
 REPORTED = ("budget", "snip", "micro", "summary", "reactive")  # the layers the closing line names
 COMPACT_REQUEST = "Please compact the conversation now before you go on."
 
 
-def demo_settings(window: int) -> dict[str, Any]:
-    """Compactor settings for a small window: a budget of half the window in characters.
-
-    ``max_messages=150`` only matches the ``Compactor``'s default (no snip) over 150 turns: the
-    summaries keep the list far shorter, so snip never fires. A snip at 50 messages, the old
-    default, would keep every request so short that no summary is ever needed, and it halves the
-    probes the final context answers (chapter 13).
-    """
-    return {"context_window": window, "max_chars": max(1_000, window // 2), "max_messages": 150}
+def demo_layers(window: int) -> list[Layer]:
+    """The default list of layers for a small window: a budget of half the window in characters."""
+    return [Budget(max_chars=max(1_000, window // 2)), *default_layers()[1:]]
 
 
 @dataclass
@@ -127,9 +124,14 @@ def run_session(
     transcripts = folder / ".transcripts"
     if strategy == "pipeline":
         store = OutputStore(folder / ".task_outputs", base=folder)
-        options = {**demo_settings(window), **settings}
+        options = {"layers": demo_layers(window), **settings}
         keeper = Compactor(
-            store=store, client=client, transcript_dir=transcripts, workspace=folder, **options
+            store=store,
+            client=client,
+            transcript_dir=transcripts,
+            context_window=window,
+            workspace=folder,
+            **options,
         )
     else:
         keeper = RecentTurns(client=client, transcript_dir=transcripts, **settings)

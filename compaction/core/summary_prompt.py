@@ -2,11 +2,14 @@
 
 The prompt forbids tool calls at its start and again at its end, asks for an ``<analysis>`` first
 and the summary inside ``<summary>`` tags. It lives in the core because the summary layer sends it
-and the offline model recognises and answers it. Deliberately left out: sending it (``summarize``)
+and the offline model recognises and answers it (``is_summary_request``, the one test for it that
+the offline model and the evaluation's recording share). Deliberately left out: sending it (``summarize``)
 and cutting the request to fit (``summary_request``).
 """
 
 from __future__ import annotations
+
+from compaction.core.messages import blocks
 
 NO_TOOLS_HEAD = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."
 
@@ -48,3 +51,15 @@ def summary_prompt(focus: str | None = None) -> str:
         return SUMMARY_PROMPT
     head, reminder = SUMMARY_PROMPT.rsplit("\n\nREMINDER:", 1)
     return f"{head}\n\nFocus the summary on: {focus.strip()}\n\nREMINDER:{reminder}"
+
+
+def is_summary_request(messages: list) -> bool:
+    """True when the last user message ends with a text block that starts with NO_TOOLS_HEAD."""
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    content = blocks(messages[-1])
+    return (
+        bool(content)
+        and content[-1].get("type") == "text"
+        and str(content[-1]["text"]).lstrip().startswith(NO_TOOLS_HEAD)
+    )

@@ -13,8 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.core.messages import blocks
-from compaction.core.summary_prompt import NO_TOOLS_HEAD
+from compaction.core.summary_prompt import is_summary_request
 from compaction.evaluate.cost import Request, framing_tokens
 from compaction.evaluate.probes import ContextTexts, Probe, answers
 from compaction.evaluate.strategies import Passes
@@ -47,14 +46,6 @@ class RecordingClient:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
-
-
-def is_summary_request(messages: Sequence[dict]) -> bool:
-    """True when the last user message ends with the summary prompt."""
-    if not messages:
-        return False
-    content = blocks(messages[-1])
-    return bool(content) and str(content[-1].get("text", "")).lstrip().startswith(NO_TOOLS_HEAD)
 
 
 class Recorder:

@@ -8,11 +8,14 @@
   are about N turns.
   ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.core.used``).
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
-- ``pipeline``: the ``Compactor`` with its defaults (only the window is set), its summaries carrying
-  the state ledger (``compaction.layers.ledger``).
-- ``pipeline, no ledger``: the same without the ledger; ``pipeline + used``: with micro's placeholders
-  keeping the lines the agent used later.
+- ``pipeline``: the ``Compactor`` with its default list of layers (only the window is set), its
+  summaries carrying the state ledger (``compaction.layers.ledger``).
+- ``pipeline, no ledger``: the same with ``Summary(ledger_tokens=0)``; ``pipeline + used``: with
+  ``Micro(keep_used=2)``, whose placeholders keep the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
+
+The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
+replace one (``settings={"layers": [...]}``).
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
@@ -31,8 +34,12 @@ from typing import Any
 from compaction.core.events import CompactionEvent
 from compaction.core.store import OutputStore
 from compaction.evaluate.server_summarize import ServerSummarize
-from compaction.layers.micro import micro_compact
-from compaction.pipeline.compactor import Compactor
+from compaction.layers.budget import Budget
+from compaction.layers.layer import Layer
+from compaction.layers.micro import Micro, micro_compact
+from compaction.layers.reactive import Reactive
+from compaction.layers.summarize import Summary
+from compaction.pipeline.compactor import Compactor, default_layers
 from compaction.pipeline.recent_turns import RecentTurns
 
 COMPARED = (
@@ -42,6 +49,14 @@ COMPARED = (
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
+# strategy -> its list of layers, for the strategies the Compactor runs
+PIPELINES: dict[str, Callable[[], list[Layer]]] = {
+    "summary only": lambda: [Summary(), Reactive()],
+    "pipeline": default_layers,
+    "pipeline, no ledger": lambda: [Budget(), Micro(), Summary(ledger_tokens=0), Reactive(ledger_tokens=0)],
+    "pipeline + used": lambda: [Budget(), Micro(keep_used=USED_LINES), Summary(), Reactive()],
+    "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
+}
 
 
 class Keeper:
@@ -131,8 +146,8 @@ def build(
 ) -> Keeper:
     """A fresh ``Keeper`` for strategy ``name``; store and transcripts go in the workspace (or ``folder``).
 
-    ``settings`` override the Compactor's arguments for the Compactor-based strategies (a learner
-    tuning the default pipeline), or ``keep_turns``/``max_chars`` for recent turns.
+    ``settings`` override the Compactor's arguments for the Compactor-based strategies (``layers``:
+    a learner's own list in place of the strategy's), or ``keep_turns``/``max_chars`` for recent turns.
     """
     if name not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}")
@@ -152,15 +167,7 @@ def build(
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
-    options: dict[str, Any] = {"context_window": window}
-    if name == "summary only":
-        options["order"] = ()
-    elif name == "pipeline, no ledger":
-        options["ledger_tokens"] = 0
-    elif name == "pipeline + used":
-        options["keep_used"] = USED_LINES
-    elif name == "hybrid":
-        options.update(order=("micro",), keep_recent=10, micro_trigger=0.0, clear_at_least=0)
+    options: dict[str, Any] = {"context_window": window, "layers": PIPELINES[name]()}
     compactor = Compactor(
         store=OutputStore(workspace / ".task_outputs", base=workspace),
         client=client,

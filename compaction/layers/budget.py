@@ -15,14 +15,16 @@ messages (earlier turns were already budgeted when they were newest) and token-b
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from compaction.core.events import CompactionEvent
 from compaction.core.guards import message_list, whole
 from compaction.core.messages import result_chars, text_of
 from compaction.core.placeholders import MARKER_OVERHEAD, is_persisted_marker, persisted_marker  # noqa: F401
 from compaction.core.store import OutputStore
+from compaction.layers.layer import Layer, takes
 
 
 def tool_result_budget(
@@ -68,6 +70,52 @@ def tool_result_budget(
         _emit(on_event, "budget", block, f"{sizes[j]:,} characters persisted", saved_to=store.display(path))
     out[newest] = {**messages[newest], "content": content}
     return out
+
+
+def newest_results_chars(messages: Sequence[dict]) -> int:
+    """Characters in the tool results of the newest user message: what the budget compares."""
+    newest = _newest_user_index(list(messages))
+    content = messages[newest].get("content") if newest is not None else None
+    if not isinstance(content, list):
+        return 0
+    return sum(result_chars(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+
+
+@dataclass(frozen=True, repr=False)
+class Budget(Layer):
+    """L3: the newest tool results over ``max_chars`` characters: the largest go to the pipeline's store."""
+
+    name: ClassVar[str] = "budget"
+    transcript_first: ClassVar[bool] = False  # what it moves out is in the store, not lost
+    max_chars: int = 200_000
+    run: Callable[..., list[dict]] = tool_result_budget
+
+    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+        """Not triggered while the newest tool results hold ``max_chars`` characters or fewer."""
+        chars = newest_results_chars(messages)
+        if chars <= self.max_chars:
+            return (
+                f"not triggered: the newest tool results hold {chars:,} characters, "
+                f"max_chars is {self.max_chars:,}"
+            )
+        return None
+
+    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+        """``run(messages, max_chars=..., store=...)``; ``on_event`` too when ``run`` takes it."""
+        if getattr(pipeline, "store", None) is None:
+            raise ValueError("the Budget layer needs a Compactor with a store")
+        options = {"max_chars": self.max_chars, "store": pipeline.store}
+        if takes(self.run, "on_event"):  # a failed write is heard; chapter 03's budget has no such argument
+            options["on_event"] = getattr(pipeline, "budget_event", None)
+        return self.run(messages, **options)
+
+    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+        """Its trigger, or: triggered, but no result was large enough to leave a smaller marker."""
+        chars = newest_results_chars(messages)
+        return self.idle(messages, pipeline) or (
+            f"triggered ({chars:,} characters > {self.max_chars:,}), "
+            "but no single result was worth moving to disk"
+        )
 
 
 def _with_kept_blocks(marker: str, content: str | list) -> str | list:

@@ -12,20 +12,22 @@ Every clearing changes a message that was already sent, so a prompt cache is wri
 that message on (the pipeline clears in batches for that reason). Deliberately left out: saving what
 is cleared (the pipeline's transcript keeps it), clearing tool inputs, the API's server-side clearing
 (``clear_tool_uses_20250919``, which also invalidates the cached prefix and costs cache writes, per
-the context-editing docs), and Claude Code's cache-editing micro-compaction, which deletes results
-without rewriting the cached prefix through an internal mechanism that is not a public API feature.
+the context-editing docs), and deleting results without rewriting the cached prefix (no public API
+feature does that: the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from compaction.core.guards import message_list, whole
+from compaction.core.guards import fraction, message_list, whole
 from compaction.core.messages import blocks, result_chars, text_of
 from compaction.core.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.core.placeholders import cleared_placeholder as placeholder_for
 from compaction.core.used import LaterUse
+from compaction.layers.layer import Layer
 
 
 def micro_compact(
@@ -76,6 +78,83 @@ def micro_compact(
             out[i] = {**messages[i], "content": list(messages[i]["content"])}
         out[i]["content"][j] = {**block, "content": note}
     return out
+
+
+@dataclass(frozen=True, repr=False)
+class Micro(Layer):
+    """L2: past ``trigger`` (a fraction of the summary threshold), old results become placeholders.
+
+    A clearing is used only when it frees at least ``clear_at_least`` tokens (default: a 40th of
+    the window): every clearing rewrites sent messages and breaks the prompt cache, so old results
+    are cleared in batches, not one per turn (the idea of the API's own ``clear_at_least``).
+    ``keep_used`` > 0 keeps up to that many lines of each cleared result that the agent used later
+    (``compaction.core.used``) in its placeholder; off by default.
+    ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
+    and ``keep_used=...`` when set (so chapter 05's ``micro``, which has no such argument, runs as it is).
+    """
+
+    name: ClassVar[str] = "micro"
+    unchanged: ClassVar[str] = "no old result was left to clear"
+    keep_recent: int = 3
+    min_chars: int = 120
+    exclude_tools: tuple[str, ...] = ()
+    keep_used: int = 0
+    trigger: float = 0.5
+    clear_at_least: int | None = None
+    run: Callable[..., list[dict]] = micro_compact
+
+    def __post_init__(self) -> None:
+        fraction("trigger", self.trigger)
+        whole("keep_used", self.keep_used)
+        object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
+
+    def fires_at(self, pipeline: Any) -> int:
+        """The estimate above which micro fires: ``trigger`` times the pipeline's summary threshold."""
+        return int(self.trigger * pipeline.threshold)
+
+    def batch(self, pipeline: Any) -> int:
+        """The fewest tokens a clearing must free: ``clear_at_least``, or a 40th of the window."""
+        return pipeline.context_window // 40 if self.clear_at_least is None else self.clear_at_least
+
+    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+        """Not triggered while the estimate is within ``trigger`` of the threshold."""
+        estimate, limit = pipeline.estimate(messages), self.fires_at(pipeline)
+        if estimate <= self.trigger * pipeline.threshold:
+            return (
+                f"not triggered: {estimate:,} tokens, within {self.trigger:.0%} of the threshold ({limit:,})"
+            )
+        return None
+
+    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools``/``keep_used`` when set."""
+        options: dict[str, Any] = {"keep_recent": self.keep_recent, "min_chars": self.min_chars}
+        if self.exclude_tools:
+            options["exclude_tools"] = self.exclude_tools
+        if self.keep_used:
+            options["keep_used"] = self.keep_used
+        return self.run(messages, **options)
+
+    def kept(self, before: list[dict], after: list[dict], pipeline: Any) -> str | None:
+        """Not used when it frees fewer than ``clear_at_least`` tokens: not worth a cache break."""
+        estimate, freed = pipeline.estimate(before), pipeline.estimate(before) - pipeline.estimate(after)
+        if freed < self.batch(pipeline):
+            return (
+                f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but clearing would free only "
+                f"{freed:,} tokens, less than clear_at_least {self.batch(pipeline):,}: "
+                "not worth breaking the prompt cache"
+            )
+        return None
+
+    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+        """Its trigger, or what a clearing would have freed (runs the layer, changes nothing)."""
+        reason = self.idle(messages, pipeline)
+        if reason:
+            return reason
+        cleared = self.apply(list(messages), pipeline)
+        if cleared == list(messages):
+            estimate = pipeline.estimate(messages)
+            return f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but {self.unchanged}"
+        return self.kept(list(messages), cleared, pipeline) or "it would clear now"
 
 
 class _Calls:

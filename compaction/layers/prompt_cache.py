@@ -15,19 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from compaction.core.messages import shared_prefix
 from compaction.core.tokens import message_tokens
 
 Request = Sequence[Mapping[str, Any]]  # the messages of one model call
-
-
-def common_prefix(before: Request, after: Request) -> int:
-    """How many leading messages two requests share."""
-    n = 0
-    for a, b in zip(before, after, strict=False):
-        if a is not b and a != b:
-            break
-        n += 1
-    return n
 
 
 def cache_breaks(requests: Sequence[Request]) -> list[tuple[int, int]]:
@@ -36,7 +27,7 @@ def cache_breaks(requests: Sequence[Request]) -> list[tuple[int, int]]:
     breaks = []
     for i in range(1, len(requests)):
         previous = requests[i - 1]
-        kept = common_prefix(previous, requests[i])
+        kept = shared_prefix(previous, requests[i])
         if kept < len(previous):
             breaks.append((i, kept))
     return breaks

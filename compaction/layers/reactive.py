@@ -3,26 +3,35 @@
 The proactive summary fires at a threshold, but one turn can add more than the room left (a big
 tool output after a small estimate), and then the API refuses the request. ``is_prompt_too_long``
 recognises exactly that refusal (400 "prompt is too long", 413 request too large) and nothing else.
-``reactive_compact`` writes the whole list to a transcript, summarizes all but a pair-safe tail,
-and returns the summary followed by the tail. ``send_with_recovery`` is the loop's part: one
-reactive compaction and one retry, then ``ReactiveCompactFailed`` naming the transcript.
-Deliberately left out: Claude Code's staged retries and its other recovery paths.
+An answer cut off at the window (``stop_reason`` "model_context_window_exceeded", SDK
+``StopReason``) goes the same way as a refusal. ``reactive_compact`` writes the whole list to a
+transcript, summarizes all but a pair-safe tail, and returns the summary followed by the tail.
+``send_with_recovery`` is the loop's part: one reactive compaction and one retry, then
+``ReactiveCompactFailed`` naming the transcript.
+Deliberately left out: more than one retry, and any other recovery path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from compaction.core.api_errors import is_prompt_too_long, too_long_counts  # noqa: F401 - public here too
+from compaction.core.api_errors import (  # noqa: F401 - is_prompt_too_long, too_long_counts: public here too
+    WindowExceeded,
+    is_prompt_too_long,
+    too_long_counts,
+    window_exceeded,
+)
 from compaction.core.failures import ReactiveCompactFailed, SummaryFailed  # noqa: F401 - public here too
 from compaction.core.guards import whole
 from compaction.core.messages import Message, tail_starts, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
+from compaction.layers.layer import Layer
 from compaction.layers.recovery import recover_once
-from compaction.layers.summarize import summary_message
+from compaction.layers.summarize import ledger_options, shared_options, summary_message
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
@@ -73,6 +82,45 @@ def _reactive(messages, client, transcript_dir, keep_tail, context_window, optio
     return [head, *messages[start:]], transcript
 
 
+@dataclass(frozen=True, repr=False)
+class Reactive(Layer):
+    """The emergency layer: after the API refuses a request as too long, a summary plus a pair-safe tail.
+
+    It runs only on a refusal, never in ``prepare``. ``ledger_tokens`` is ``Summary``'s (None: 15% of
+    the window, 0: no ledger). ``keep_tail`` (None: the function's own default,
+    5 for the package's) and ``options`` go to ``run``, called as ``run(messages, client=...,
+    transcript_dir=..., context_window=..., workspace=..., **options)``.
+    """
+
+    name: ClassVar[str] = "reactive"
+    before_call: ClassVar[bool] = False
+    transcript_first: ClassVar[bool] = False  # it writes its own transcript
+    calls_model: ClassVar[bool] = True
+    keep_tail: int | None = None
+    ledger_tokens: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    run: Callable[..., list[Message]] = reactive_compact
+
+    def __post_init__(self) -> None:
+        if self.ledger_tokens is not None:
+            whole("ledger_tokens", self.ledger_tokens)
+
+    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+        """Always idle before a call: it waits for the API to refuse one."""
+        return "runs only after the API refuses a request as too long"
+
+    def apply(self, messages: list[Message], pipeline: Any) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+        options = {
+            **shared_options(pipeline),
+            **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+            **dict(self.options),
+        }
+        if self.keep_tail is not None:
+            options["keep_tail"] = self.keep_tail
+        return self.run(messages, client=pipeline.client, transcript_dir=pipeline.transcript_dir, **options)
+
+
 def send_with_recovery(
     client: Any,
     messages: Sequence[Message],
@@ -83,10 +131,13 @@ def send_with_recovery(
     summary_options: dict[str, Any] | None = None,
     **create: Any,
 ) -> tuple[Any, list[Message]]:
-    """Call the model; on "prompt is too long" compact reactively and retry once: (response, list)."""
+    """Call the model; when the list does not fit, compact reactively and retry once: (response, list)."""
 
     def send(sent: list[Message]) -> Any:
-        return client.messages.create(messages=sent, **create)
+        response = client.messages.create(messages=sent, **create)
+        if window_exceeded(response):  # an answer cut at the window: compact and ask again, as for a refusal
+            raise WindowExceeded(response)
+        return response
 
     def compact(refused: list[Message], error: BaseException) -> list[Message]:
         window = context_window or (too_long_counts(error) or (0, None))[1]

@@ -17,11 +17,14 @@ what to drop by relevance or by tokens, and keeping the dropped messages (the tr
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from compaction.core.guards import message_list, whole
 from compaction.core.messages import blocks, tail_starts
 from compaction.core.placeholders import REQUEST_LINE, SNIP_HEAD, snip_placeholder, snipped_count  # noqa: F401
+from compaction.layers.layer import Layer
 
 
 def is_snip_placeholder(block: Any) -> bool:
@@ -83,6 +86,52 @@ def snip_compact(messages: list[dict], *, max_messages: int = 50, keep_head: int
     note = {"type": "text", "text": snip_placeholder(count, quote)}
     kept[-1] = {**last, "content": [*blocks(last), note]}
     return kept + list(messages[tail:])
+
+
+@dataclass(frozen=True, repr=False)
+class Snip(Layer):
+    """L1: a list of more than ``max_messages`` messages is cut to ``keep_to``, head and tail kept.
+
+    Cutting below the trigger makes snip fire once every few turns, not on every turn once the list
+    is long (each snip breaks the prompt cache). ``keep_to`` defaults to three fifths of
+    ``max_messages``. ``run`` is called as ``run(messages, max_messages=keep_to, keep_head=...)``:
+    the function's own ``max_messages`` is the size it cuts to.
+    """
+
+    name: ClassVar[str] = "snip"
+    unchanged: ClassVar[str] = "no pair-safe cut was found"
+    max_messages: int = 50
+    keep_to: int | None = None
+    keep_head: int = 3
+    run: Callable[..., list[dict]] = snip_compact
+
+    def __post_init__(self) -> None:
+        whole("max_messages", self.max_messages)
+        whole("keep_head", self.keep_head)
+        if self.keep_to is None:
+            object.__setattr__(self, "keep_to", max(self.keep_head + 2, self.max_messages * 3 // 5))
+        if not self.keep_head < self.keep_to <= self.max_messages:
+            raise ValueError(
+                f"Snip: keep_to ({self.keep_to}) must lie above keep_head ({self.keep_head}) "
+                f"and at most max_messages ({self.max_messages})"
+            )
+
+    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+        """Not triggered while the list holds ``max_messages`` messages or fewer."""
+        if len(messages) <= self.max_messages:
+            return f"not triggered: {len(messages)} messages, within max_messages {self.max_messages}"
+        return None
+
+    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+        """``run(messages, max_messages=keep_to, keep_head=keep_head)``."""
+        return self.run(messages, max_messages=self.keep_to, keep_head=self.keep_head)
+
+    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+        """Its trigger, or: triggered, but no pair-safe cut was found."""
+        n = len(messages)
+        return self.idle(messages, pipeline) or (
+            f"triggered ({n} messages > {self.max_messages}), but {self.unchanged}"
+        )
 
 
 def _snipped_count(message: dict) -> int:

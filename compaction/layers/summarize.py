@@ -16,32 +16,34 @@ failures (the pipeline's circuit breaker). Deliberately left out: the circuit br
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from compaction.core.api_errors import too_long_counts
 from compaction.core.failures import SummaryFailed
+from compaction.core.guards import whole
 from compaction.core.messages import (
     Message,
     from_response,
     has_tool_use,
     is_tool_result_message,
     text,
-    text_of,
     tool_names,
     validate,
 )
 from compaction.core.models import DEFAULT_MODEL
-from compaction.core.placeholders import continuation_text, transcript_named
+from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
+from compaction.layers.layer import Layer, takes
 from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
 
-MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap on a summary's length
+MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap (anthropics/claude-code#8136, #12004)
 MAX_PTL_RETRIES = 3  # times the request is cut again after the API still says "prompt is too long"
 
 _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL)
@@ -111,11 +113,6 @@ def summary_from_blocks(content: list[dict]) -> str:
     if not answer.strip():
         raise SummaryFailed("the summary answer is empty")
     return extract_summary(answer)
-
-
-def transcript_of(message: Message) -> Path | None:
-    """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
-    return transcript_named(text_of(message.get("content")) if isinstance(message, dict) else "")
 
 
 def tools_for(messages: Sequence[Message]) -> list[dict]:
@@ -212,3 +209,101 @@ def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
         except ValueError:
             pass
     return str(transcript)
+
+
+LEDGER_SHARE = 0.15  # of the window, for the state ledger every summary carries (chapter 13 measures it)
+MAX_LEDGER_TOKENS = 10_000
+
+
+def default_ledger_tokens(context_window: int) -> int:
+    """The ledger's budget: 15% of the window (1,200 of 8,000), at most 10,000 tokens."""
+    return min(MAX_LEDGER_TOKENS, int(context_window * LEDGER_SHARE))
+
+
+def ledger_budget(ledger_tokens: int | None, pipeline: Any) -> int:
+    """A layer's ``ledger_tokens`` for this pipeline: None is the default share of its window, 0 off."""
+    return default_ledger_tokens(pipeline.context_window) if ledger_tokens is None else ledger_tokens
+
+
+def ledger_options(
+    ledger_tokens: int | None, run: Callable[..., Any], messages: list[Message], pipeline: Any
+) -> dict[str, Any]:
+    """The ledger's options for ``run``: its budget, and the history with cleared results put back.
+
+    Empty when the ledger is off or ``run`` (a learner's summary function) takes no ``ledger_tokens``.
+    The history comes from the pipeline's ``results`` (a ``ledger.ResultMemory``) when it has one.
+    """
+    budget = ledger_budget(ledger_tokens, pipeline)
+    if not budget or not takes(run, "ledger_tokens"):
+        return {}
+    options: dict[str, Any] = {"ledger_tokens": budget}
+    results = getattr(pipeline, "results", None)
+    if results is not None and takes(run, "history"):
+        results.see(messages)
+        options["history"] = results.restore(messages)
+    return options
+
+
+def shared_options(pipeline: Any) -> dict[str, Any]:
+    """What a summary gets from the pipeline besides the list: the window, and the workspace if any."""
+    options: dict[str, Any] = {"context_window": pipeline.context_window}
+    if getattr(pipeline, "workspace", None) is not None:
+        options["workspace"] = pipeline.workspace
+    return options
+
+
+@dataclass(frozen=True, repr=False)
+class Summary(Layer):
+    """L4: over the pipeline's threshold, the transcript first, then a summary replaces the history.
+
+    ``max_failures`` failed summaries in a row open the circuit breaker. ``ledger_tokens`` bounds the
+    state ledger appended to every summary (``compaction.layers.ledger``): None is 15% of the window,
+    at most 10,000 tokens; 0 turns it off. ``options`` go to ``run`` as they are (``model``,
+    ``restore``, ``max_tokens``, ...); ``run`` is called as
+    ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
+    workspace=..., **options)``.
+    """
+
+    name: ClassVar[str] = "summary"
+    transcript_first: ClassVar[bool] = False  # it writes its own transcript before it summarizes
+    calls_model: ClassVar[bool] = True
+    unchanged: ClassVar[str] = "the summary left the list unchanged"
+    max_failures: int = 3
+    ledger_tokens: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    run: Callable[..., list[Message]] = compact_history
+
+    def __post_init__(self) -> None:
+        if self.ledger_tokens is not None:
+            whole("ledger_tokens", self.ledger_tokens)
+
+    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+        """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
+        estimate, threshold = pipeline.estimate(messages), pipeline.threshold
+        if estimate <= threshold:
+            return f"not triggered: {estimate:,} tokens, within the threshold {threshold:,}"
+        over = f"over the threshold ({estimate:,} > {threshold:,})"
+        if pipeline.breaker_open:
+            return f"{over}, but the circuit breaker is open"
+        if pipeline.stopped:
+            return f"{over}, but the loop guard stopped automatic summaries"
+        if pipeline.client is None or pipeline.transcript_dir is None:
+            return f"{over}, but the Compactor has no client or transcript_dir"
+        return None
+
+    def apply(
+        self, messages: list[Message], pipeline: Any, focus: str | None = None, manual: bool = False
+    ) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+        return self.run(
+            messages,
+            client=pipeline.client,
+            transcript_dir=pipeline.transcript_dir,
+            focus=focus,
+            manual=manual,
+            **{
+                **shared_options(pipeline),
+                **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+                **dict(self.options),
+            },
+        )

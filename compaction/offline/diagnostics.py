@@ -6,22 +6,27 @@ and token estimates, never the prompt) keyed by the response ``id``, and nothing
 without it; the first turn opts in with ``"previous_message_id": null``; a later request names the
 previous response's ``id``, and the API compares the two and describes the first point where they
 diverged. The comparison is about the request's structure, not whether the cache actually hit.
-The reasons are the SDK's ``BetaCacheMissReason`` union (``anthropic/types/beta/``):
+The reasons are the SDK's ``CacheMissReason`` union (``anthropic/types/cache_miss_reason.py``;
+the beta namespace mirrors it as ``BetaCacheMissReason``):
 ``model_changed`` (``model`` or ``speed``), ``system_changed``, ``tools_changed``,
 ``messages_changed`` ("differ from the previous request's in an earlier entry, instead of only
 having entries appended"), each with ``cache_missed_input_tokens``, "approximate number of input
 tokens that would have been read from cache had the prefix matched the previous request";
-``previous_message_not_found``; ``unavailable`` (the same model, system and tools but another
-prompt-affecting parameter such as ``thinking`` or ``tool_choice``).
+``previous_message_not_found`` (the API "doesn't have a stored record of the request that
+``diagnostics.previous_message_id`` references"); ``unavailable`` (the same model, system and
+tools but another prompt-affecting parameter such as ``thinking`` or ``tool_choice``).
 
 Counted as the server's caching counts (``api.TokenCounts``, the prefix order tools, system,
 messages of ``caching``): the missed tokens are the previous request's prompt minus the part the
 new one still shares (its tools when the system changed, its first k messages when message k
 changed, counted from the start of that message). Blocks are compared one by one, as the cache
-compares them, so a turn the API merges into the last one appends and changes nothing. The
-offline server's choices: with no divergence, or on the first turn, the answer's
-``diagnostics`` is null (``BetaDiagnostics`` keeps ``cache_miss_reason: null`` for "still
-pending", which an offline comparison never is); fingerprints live per cache scope (the
+compares them, so a turn the API merges into the last one appends and changes nothing. The answer's
+``diagnostics`` is null "when the request did not supply ``diagnostics``, or when it did and no
+prompt-cache divergence was detected" (SDK ``Message.diagnostics``): so on the first turn, whose
+``previous_message_id`` is null (nothing to compare), and on a request that only appended. An id
+the server has no fingerprint for gives ``previous_message_not_found``. The offline server's
+choices: ``cache_miss_reason`` is never null (the SDK keeps null for a diagnosis "still pending",
+which an offline comparison never is); fingerprints live per cache scope (the
 ``x-compaction-cache-scope`` header plays the organization), the newest 10,000 kept.
 """
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import InvalidConversation, blocks, validate
-from compaction.offline.context_config import Edit, betas_of, parse
+from compaction.offline.context_config import Edit, betas_of, course_scale, parse
 from compaction.offline.errors import RequestError
 from compaction.offline.fields import check_fields
 from compaction.offline.on_demand import check_blocks, opens_with_compaction
@@ -81,7 +81,7 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
         raise RequestError(error.api_message) from error
     _check_tool_use_ids(body["messages"])
     system, system_blocks = system_of(body.get("system"))
-    edits = parse(body.get("context_management"), betas_of(headers))
+    edits = parse(body.get("context_management"), betas_of(headers), course_scaled=course_scale(headers))
     return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
 
 

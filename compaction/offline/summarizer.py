@@ -16,10 +16,13 @@ conversation holds, deterministically, by copying and never by paraphrasing:
    next step.
 
 A previous summary found in the input is carried over, section by section. The whole answer fits
-the request's ``max_tokens`` (at most ``MAX_SUMMARY_TOKENS``): when it does not all fit, items go
-in the reverse of ``PRIORITY``, the lowest-ranked first, and a section left empty says so.
+the request's ``max_tokens`` and ``limit``, the room the window leaves (at most
+``MAX_SUMMARY_TOKENS``). The server's own choice, where a real model would simply be cut at the
+window (stop reason "model_context_window_exceeded"): an answer that would not fit is shortened to
+fit, the analysis first, then items in the reverse of ``PRIORITY``, the lowest-ranked first; every
+section keeps its heading, and a section left short says so. Sentences are never cut.
 It is not a model: it cannot tell which finding matters, merge two sentences, or say why in its
-own words; a real summary can (chapter 17 compares them).
+own words; a real model's summary can.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from collections import Counter
 
 from compaction.core.messages import blocks, text_of
 from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
-from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
 from compaction.offline import plan, state
 from compaction.offline.extract import neutral, short
@@ -76,18 +79,6 @@ _NARRATES = re.compile(r"^(\w+ing\b|let me|let's|i'll|i will|now|then|and|before
 _TEMPLATE = re.compile(r"\d+|[\w.-]*[/_.][\w./-]*\w")  # numbers, paths and identifiers vary in a template
 
 
-def is_summary_request(messages: list) -> bool:
-    """True when the last user message ends with a text block that starts with NO_TOOLS_HEAD."""
-    if not messages or messages[-1].get("role") != "user":
-        return False
-    content = blocks(messages[-1])
-    return (
-        bool(content)
-        and content[-1].get("type") == "text"
-        and str(content[-1]["text"]).lstrip().startswith(NO_TOOLS_HEAD)
-    )
-
-
 def previous_sections(text: str) -> dict[str, list[str]]:
     """The sections of a summary text: name -> its non-empty lines."""
     found = list(HEADER_RE.finditer(text))
@@ -109,8 +100,11 @@ def _dedupe(lines: list[str]) -> list[str]:
     return [line for line in dict.fromkeys(lines) if line not in PLACEHOLDERS]
 
 
-def summarize(messages: list, max_tokens: int | None = None) -> str:
-    """The full answer to a summary request: ``<analysis>`` then ``<summary>`` with nine sections."""
+def summarize(messages: list, max_tokens: int | None = None, limit: int | None = None) -> str:
+    """The answer to a summary request (``<analysis>``, ``<summary>`` with nine sections) within both bounds.
+
+    ``max_tokens`` is the request's, ``limit`` the tokens the window leaves for the answer.
+    """
     convo = _conversation(messages)
     user_texts, previous = [], {}
     for m in convo:
@@ -150,13 +144,30 @@ def summarize(messages: list, max_tokens: int | None = None) -> str:
         + ("; a previous summary was carried over." if previous else ".")
         + (f"\n- The work stopped at step {last[0]}." if last else "")
     )
-    budget = min(max_tokens or MAX_SUMMARY_TOKENS, MAX_SUMMARY_TOKENS)
-    budget -= count_text(analysis, "tiktoken") + 40 + 8 * len(SECTIONS)  # tags and section headers
+    full = _written(analysis, sections, said_at, MAX_SUMMARY_TOKENS)
+    cap = min(t for t in (max_tokens, limit, MAX_SUMMARY_TOKENS) if t is not None)
+    if count_text(full, "tiktoken") <= cap:
+        return full
+    budget = cap  # shortened: no analysis, then items by PRIORITY until the whole answer fits
+    while True:
+        answer = _written(None, sections, said_at, budget)
+        over = count_text(answer, "tiktoken") - cap
+        if over <= 0 or budget <= 0:
+            return answer  # at zero, every section is down to its heading and a line
+        budget -= over
+
+
+def _written(analysis: str | None, sections: dict[str, list[str]], said_at: dict, tokens: int) -> str:
+    """The answer in about ``tokens`` tokens: the analysis if given, the sections' items that fit."""
+    budget = tokens - 40 - 8 * len(SECTIONS)  # tags and section headers
+    if analysis is not None:
+        budget -= count_text(analysis, "tiktoken")
     kept = fit(sections, budget)
     # findings are ranked to choose them, then shown in the order they were said
     kept["Problem Solving"].sort(key=lambda line: said_at.get(line, len(said_at)))
     body = "\n\n".join(f"{i}. {name}:\n" + "\n".join(kept[name]) for i, name in enumerate(SECTIONS, 1))
-    return f"<analysis>\n{analysis}\n</analysis>\n\n<summary>\n{body}\n</summary>"
+    head = f"<analysis>\n{analysis}\n</analysis>\n\n" if analysis is not None else ""
+    return f"{head}<summary>\n{body}\n</summary>"
 
 
 def fit(sections: dict[str, list[str]], budget: int) -> dict[str, list[str]]:

@@ -1,40 +1,41 @@
-"""The pipeline: budget -> snip -> micro -> summarize, run before every model call.
+"""The pipeline: a list of layers run in order before every model call, and the hooks for the loop.
 
-``Compactor.prepare(messages)`` runs the three cheap layers (no API call) in a fixed order, each
-only when its trigger says so, then asks the model for a summary when the estimate is still over
-the threshold. The triggers:
+``Compactor(layers=[...]).prepare(messages)`` runs each layer of the list whose trigger fires, in
+the list's order: a layer (``compaction.layers.layer``) is a small value that owns its settings, its
+trigger and the function it runs. The default list is ``default_layers()``:
 
-- budget: the tool results of the newest user message hold more than ``max_chars`` characters
-  (the layer's own test; it persists the largest of them to the store).
-- snip: off unless ``max_messages`` is set; then the list holding more than ``max_messages``
-  messages is cut to ``snip_to`` (default three fifths of ``max_messages``), so it fires once every
-  few turns instead of on every turn once the list is long. Off by default because the comparison
-  of chapter 13 (``python -m compaction evaluate``) measured it: snip drops the middle of the
-  session, where the first error, the fixes and their reasons are, before any summary sees them.
-- micro: the estimate has passed ``micro_trigger`` (a fraction) of the summary threshold, and
-  clearing frees at least ``clear_at_least`` tokens. Every clearing rewrites earlier messages and
-  breaks the API's prompt cache from that message on, so old results are cleared in batches, not
-  one per turn: the idea behind the API's own ``clear_at_least``.
-- summary: the estimate is over ``context_window - reserve_output - buffer`` (Claude Code: 13,000
-  tokens of buffer on a 200K window; scaled down for small windows).
+    [Budget(), Micro(), Summary(), Reactive()]
 
-Every summary (automatic, reactive, manual) keeps the user's instructions word for word
-(``compaction.layers.instructions``). Two summaries in a row that leave the estimate over the threshold
-stop automatic summarizing, and an event names what no summary can remove (system prompt and
-tools, the newest turn, the summary itself) against the window: summarizing again would loop.
+- ``Budget`` (L3): the tool results of the newest user message hold more than ``max_chars``.
+- ``Snip`` (L1): not in the default list. Added, it cuts a list of more than ``max_messages`` to
+  ``keep_to``. Left out because the comparison of chapter 13 (``python -m compaction evaluate``)
+  measured it: snip drops the middle of the session, where the first error, the fixes and their
+  reasons are, before any summary sees them.
+- ``Micro`` (L2): the estimate has passed ``trigger`` (a fraction) of the summary threshold, and
+  clearing frees at least ``clear_at_least`` tokens (one cache break for a batch).
+- ``Summary`` (L4): the estimate is over the threshold, ``context_window - reserve - buffer``
+  (Claude Code: 13,000 tokens of buffer on a 200K window; scaled down for small windows,
+  ``compaction.layers.triggers``); ``threshold=`` sets it outright.
+- ``Reactive``: not a pass; ``reactive()`` runs it after the API refused a request as too long.
 
-The order is fixed for a reason: budget runs first so a large result is on disk before micro
-could replace it with a placeholder; ``order`` exists only so a lesson can show that loss.
-The estimate anchors on the API's ``usage`` (a ``TokenCounter`` fed by ``observe``).
-With a ``transcript_dir`` the list is written as a transcript before snip or micro drop anything,
-so every byte that leaves the context is on disk; ``recorded`` names a file that already holds
-some messages (a replayed session), and what leaves among those is not written again. After
-``max_failures`` consecutive failed summaries the circuit breaker opens: automatic summarizing
-stops and an event says so.
+What the layers share is the Compactor's: the store, the client, the transcript folder, the window
+and threshold, the counter, the events. Every summary (automatic, reactive, manual) keeps the user's
+instructions word for word (``compaction.layers.instructions``). Two summaries in a row that leave the
+estimate over the threshold stop automatic summarizing (the loop guard, ``stopped``), and an event
+names what no summary can remove (system prompt and tools, the newest turn, the summary itself);
+``max_failures`` failed summaries in a row open the circuit breaker (``breaker_open``). The two
+states are apart: a loop stop is not a failure.
 
-Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
-micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
-public API: the SDK's types have no ``cache_edits``); summarizing in the background.
+Budget first in the list, for a reason: a large result is on disk before micro could replace it
+with a placeholder (chapter 06 shows the loss in the other order). The estimate anchors on the
+API's ``usage`` (a ``TokenCounter`` fed by ``observe``). With a ``transcript_dir`` the list is
+written as a transcript before a layer that drops messages (snip, micro) drops anything, so every
+byte that leaves the context is on disk; ``recorded`` names a file that already holds some messages
+(a replayed session), and what leaves among those is not written again.
+
+Deliberately left out: summarizing in the background, and any mechanism of Claude Code that its docs
+do not describe (editing the cache without rewriting the prefix is no feature of the public API:
+the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations
@@ -45,142 +46,67 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.events import CompactionEvent
-from compaction.core.guards import fraction, whole
 from compaction.core.messages import tool_use_blocks
+from compaction.core.store import OutputStore
 from compaction.core.tokens import TokenCounter, usage_input_tokens
 from compaction.core.transcript import Lines, write_transcript
-from compaction.layers.budget import tool_result_budget
+from compaction.layers.budget import Budget
 from compaction.layers.instructions import pin_instructions
+from compaction.layers.layer import Layer
 from compaction.layers.ledger import ResultMemory
-from compaction.layers.micro import micro_compact
-from compaction.layers.reactive import reactive_compact
-from compaction.layers.snip import snip_compact
-from compaction.layers.summarize import compact_history
-from compaction.layers.triggers import CLAUDE_CODE_WINDOW, CircuitBreaker, summary_threshold
+from compaction.layers.micro import Micro
+from compaction.layers.reactive import Reactive
+from compaction.layers.snip import Snip  # noqa: F401 - one more layer a learner adds to the list
+from compaction.layers.summarize import Summary, ledger_budget
+from compaction.layers.triggers import CLAUDE_CODE_WINDOW, MAX_FAILURES, CircuitBreaker, summary_threshold
 
-CHEAP_LAYERS = ("budget", "snip", "micro")
-LEDGER_SHARE = 0.15  # of the window, for the state ledger every summary carries (chapter 17 measured it)
-MAX_LEDGER_TOKENS = 10_000
 LOOP_LIMIT = 2  # summaries in a row that leave the estimate over the threshold before summarizing stops
-LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")
+LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")  # every count, zeros included
 
 
-# layer name -> the package's function; a Compactor's ``layers`` argument can replace any of them
-PACKAGE_LAYERS: dict[str, Callable[..., list[dict]]] = {
-    "budget": tool_result_budget,
-    "snip": snip_compact,
-    "micro": micro_compact,
-    "summary": compact_history,
-    "reactive": reactive_compact,
-}
-
-
-def default_ledger_tokens(context_window: int) -> int:
-    """The ledger's budget: 15% of the window (1,200 of 8,000), at most 10,000 tokens."""
-    return min(MAX_LEDGER_TOKENS, int(context_window * LEDGER_SHARE))
-
-
-def run_cheap_layers(
-    messages: list[dict],
-    *,
-    store: Any,
-    max_chars: int = 200_000,
-    max_messages: int = 50,
-    keep_head: int = 3,
-    keep_recent: int = 3,
-    min_chars: int = 120,
-) -> list[dict]:
-    """The three cheap layers in their fixed order, each on its own test: budget, snip, micro."""
-    messages = tool_result_budget(messages, max_chars=max_chars, store=store)  # large output to disk first
-    messages = snip_compact(messages, max_messages=max_messages, keep_head=keep_head)
-    return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+def default_layers() -> list[Layer]:
+    """The package's pipeline, in the order it runs: budget, micro, summary; reactive on a refusal."""
+    return [Budget(), Micro(), Summary(), Reactive()]
 
 
 class Compactor:
-    """Keeps a message list inside the window: the cheap layers on their triggers, then a summary."""
+    """Keeps a message list inside the window: a list of layers, each on its trigger, and the hooks."""
 
     def __init__(
         self,
+        layers: Sequence[Layer] | None = None,
         *,
-        store: Any,
+        store: OutputStore | None = None,
         client: Any = None,
         transcript_dir: str | Path | None = None,
         context_window: int = CLAUDE_CODE_WINDOW,
-        reserve_output: int | None = None,
-        buffer: int | None = None,
-        max_chars: int = 200_000,
-        max_messages: int | None = None,
-        snip_to: int | None = None,
-        keep_head: int = 3,
-        keep_recent: int = 3,
-        min_chars: int = 120,
-        exclude_tools: Sequence[str] = (),
-        keep_used: int = 0,
-        ledger_tokens: int | None = None,
-        micro_trigger: float = 0.5,
-        clear_at_least: int | None = None,
-        summarize: bool = True,
-        max_failures: int = 3,
-        model: str | None = None,
+        threshold: int | None = None,
         counter: TokenCounter | None = None,
-        order: Sequence[str] = CHEAP_LAYERS,
         on_event: Callable[[CompactionEvent], None] | None = None,
         workspace: str | Path | None = None,
-        summary_options: Mapping[str, Any] | None = None,
-        layers: Mapping[str, Callable[..., list[dict]]] | None = None,
         recorded: tuple[str | Path, Sequence[dict]] | None = None,
     ):
-        if sorted(order) != sorted(set(order)) or not set(order) <= set(CHEAP_LAYERS):
-            raise ValueError(f"order must list distinct layers from {CHEAP_LAYERS}, not {tuple(order)!r}")
-        fraction("micro_trigger", micro_trigger)
-        unknown = sorted(set(layers or {}) - set(PACKAGE_LAYERS))
-        if unknown:
-            raise ValueError(f"layers can replace {tuple(PACKAGE_LAYERS)}, not {unknown}")
-        # layer name -> the function that runs it: the package's, or the caller's own
-        self.layers = {**PACKAGE_LAYERS, **dict(layers or {})}
-        self.results = ResultMemory()
-        self.store, self.client, self.model = store, client, model
-        # what compact_history and reactive_compact get besides the list: fit the window, restore files
-        ledger = (
-            default_ledger_tokens(context_window)
-            if ledger_tokens is None
-            else whole("ledger_tokens", ledger_tokens)
-        )
-        self.summary_options = {
-            "context_window": context_window,
-            **({"ledger_tokens": ledger} if ledger else {}),  # a learner's summary layer need not take it
-            **dict(summary_options or {}),
-        }
-        if model:
-            self.summary_options["model"] = model
-        if workspace is not None:
-            self.summary_options["workspace"] = Path(workspace)
-        self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
-        self.context_window = context_window
-        self.threshold = summary_threshold(context_window, reserve_output, buffer)
-        if max_messages is not None:  # snip is on
-            snip_to = max(keep_head + 2, max_messages * 3 // 5) if snip_to is None else snip_to
-            if not keep_head < snip_to <= max_messages:
-                raise ValueError(
-                    f"snip_to ({snip_to}) must lie between keep_head ({keep_head}) and max_messages"
+        self.layers = default_layers() if layers is None else list(layers)
+        for k, layer in enumerate(self.layers):
+            if not isinstance(layer, Layer):
+                raise TypeError(
+                    f"layers[{k}] must be a layer such as Budget(), Snip(...), Micro(), Summary() or "
+                    f"Reactive() (a function goes in a layer's run=), not {type(layer).__name__}"
                 )
-        self.max_messages = max_messages
-        self.layer_args = {
-            "budget": {"max_chars": max_chars},
-            "snip": {"max_messages": snip_to, "keep_head": keep_head},
-            "micro": {
-                "keep_recent": keep_recent,
-                "min_chars": min_chars,
-                "exclude_tools": tuple(exclude_tools),
-                **({"keep_used": keep_used} if keep_used else {}),  # a learner's micro need not take it
-            },
-        }
-        self.micro_trigger = micro_trigger
-        self.clear_at_least = context_window // 40 if clear_at_least is None else clear_at_least
-        self.summarize = summarize
-        self.breaker = CircuitBreaker(max_failures)
+        self.store, self.client = store, client
+        self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.context_window = context_window
+        self.threshold = summary_threshold(context_window) if threshold is None else threshold
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold <= 0:
+            raise ValueError(f"threshold must be a positive int, not {threshold!r}")
+        summary = self.layer("summary")
+        self.breaker = CircuitBreaker(getattr(summary, "max_failures", MAX_FAILURES))
+        # each tool result as first seen, for the ledger a summary carries after micro cleared it
+        self.results = ResultMemory()
+        ledgers = [getattr(layer, "ledger_tokens", 0) for layer in self.layers if layer.calls_model]
+        self._remember = any(ledger_budget(tokens, self) for tokens in ledgers)
         self.counter = counter or TokenCounter("tiktoken")
-        self.order = tuple(order)
         self.on_event = on_event
         self.events: list[CompactionEvent] = []
         self.turn = -1  # index of the model call being prepared (like TurnRecord.index)
@@ -192,10 +118,19 @@ class Compactor:
         self._recorded = (str(recorded[0]), list(recorded[1])) if recorded is not None else None
         self._recorded_ids = {id(m) for m in self._recorded[1]} if self._recorded else set()
 
+    def layer(self, name: str) -> Layer | None:
+        """The first layer of the list with this name, or None."""
+        return next((layer for layer in self.layers if layer.name == name), None)
+
     @property
     def breaker_open(self) -> bool:
-        """True once automatic summarizing has stopped: failures (the breaker) or a loop (the guard)."""
-        return self.breaker.is_open or self.stopped is not None
+        """True once ``max_failures`` summaries failed in a row (a loop stop is ``stopped`` instead)."""
+        return self.breaker.is_open
+
+    @property
+    def summarizing(self) -> bool:
+        """True while automatic summaries may run: neither the breaker nor the loop guard stopped them."""
+        return not self.breaker_open and self.stopped is None
 
     # ------------------------------------------------------------ counting and events
 
@@ -245,49 +180,43 @@ class Compactor:
         if not isinstance(messages, list):
             raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
         self.turn += 1
-        if self.summary_options.get("ledger_tokens"):
+        if self._remember:
             self.results.see(messages)  # the originals, for a ledger made after micro cleared them
         current = list(messages)
         passes = [("input", current)]
         saved = False  # a transcript of this call's list is on disk
-        for layer in self.order:
-            current, saved = self._cheap(layer, current, saved)
-            passes.append((layer, current))
-        if self.summarize:
-            current = self._auto_summary(current)
-            passes.append(("summary", current))
+        for layer in self.layers:
+            if not layer.before_call:
+                continue
+            if layer.calls_model:
+                current = self._auto_summary(layer, current)
+            else:
+                current, saved = self._pass(layer, current, saved)
+            passes.append((layer.name, current))
         return passes
 
-    def _cheap(self, layer: str, messages: list[dict], saved: bool) -> tuple[list[dict], bool]:
+    def _pass(self, layer: Layer, messages: list[dict], saved: bool) -> tuple[list[dict], bool]:
+        """One layer that calls no model: its trigger, its run, and a transcript before it drops."""
+        if layer.idle(messages, self) is not None:
+            return messages, saved
         before = self.estimate(messages)
-        if layer == "micro" and before <= self.micro_trigger * self.threshold:
-            return messages, saved
-        if layer == "snip" and (self.max_messages is None or len(messages) <= self.max_messages):
-            return messages, saved
-        out = self.layers[layer](messages, **self._args(layer))
-        if out == messages:
+        out = layer.apply(messages, self)
+        if out == messages or layer.kept(messages, out, self) is not None:
             return messages, saved
         after = self.estimate(out)
-        if layer == "micro" and before - after < self.clear_at_least:
-            return messages, saved  # too little to free for a cache break
-        if layer != "budget" and self._only_recorded_leave(messages, out):
-            self._emit(
-                layer,
-                before,
-                after,
-                f"what left is in {Path(self._recorded[0]).name}",
-                saved_to=self._recorded[0],
-            )
-        elif layer != "budget" and not saved and self.transcript_dir is not None:
+        if layer.transcript_first and self._only_recorded_leave(messages, out):
+            where = self._recorded[0]
+            self._emit(layer.name, before, after, f"what left is in {Path(where).name}", saved_to=where)
+        elif layer.transcript_first and not saved and self.transcript_dir is not None:
             try:
                 path = self._transcript(messages)
             except OSError as exc:  # nothing may leave the context unsaved
-                self._emit(f"{layer}_skipped", before, before, f"transcript not written ({exc})")
+                self._emit(f"{layer.name}_skipped", before, before, f"transcript not written ({exc})")
                 return messages, saved
             saved = True
-            self._emit(layer, before, after, f"transcript {path.name}", saved_to=str(path))
+            self._emit(layer.name, before, after, f"transcript {path.name}", saved_to=str(path))
         else:
-            self._emit(layer, before, after)
+            self._emit(layer.name, before, after)
         return out, saved
 
     def _only_recorded_leave(self, messages: list[dict], out: list[dict]) -> bool:
@@ -296,12 +225,7 @@ class Compactor:
             return False
         return set(map(id, messages)) - set(map(id, out)) <= self._recorded_ids
 
-    def _args(self, layer: str) -> dict[str, Any]:
-        if layer != "budget":
-            return self.layer_args[layer]
-        return {"store": self.store, "on_event": self._budget_event, **self.layer_args[layer]}
-
-    def _budget_event(self, event: CompactionEvent) -> None:
+    def budget_event(self, event: CompactionEvent) -> None:
         """A result budget could not write: it stays in the list, and an event says why."""
         if event.layer == "budget_failed":
             self._record(replace(event, turn=self.turn))
@@ -309,21 +233,19 @@ class Compactor:
     def _transcript(self, messages: list[dict]) -> Path:
         return Path(write_transcript(messages, self.transcript_dir, lines=self._lines))
 
-    def _auto_summary(self, messages: list[dict]) -> list[dict]:
+    def _auto_summary(self, layer: Layer, messages: list[dict]) -> list[dict]:
+        if layer.idle(messages, self) is not None:
+            return messages  # within the threshold, stopped, or no model to ask
         before = self.estimate(messages)
-        if before <= self.threshold or self.breaker_open:
-            return messages
-        if self.client is None or self.transcript_dir is None:
-            return messages  # no model or nowhere to save the transcript: nothing to do
         try:
-            out = self._summary(messages)
+            out = self._summary(layer, messages)
         except Exception as exc:  # noqa: BLE001 - a failed summary must not end the session
             return self._failed(messages, before, f"{type(exc).__name__}: {exc}")
         if out == messages:
-            return self._failed(messages, before, "the summary left the list unchanged")
+            return self._failed(messages, before, layer.unchanged)
         self.breaker.record(success=True)
         after = self.estimate(out)
-        self._emit("summary", before, after, f"over threshold {self.threshold:,}")
+        self._emit(layer.name, before, after, f"over threshold {self.threshold:,}")
         self._over = self._over + 1 if after > self.threshold else 0
         if self._over >= LOOP_LIMIT:
             self._stop(messages, out, after)
@@ -354,24 +276,11 @@ class Compactor:
             )
         return messages
 
-    def _summary(self, messages: list[dict], focus: str | None = None, manual: bool = False) -> list[dict]:
+    def _summary(
+        self, layer: Layer, messages: list[dict], focus: str | None = None, manual: bool = False
+    ) -> list[dict]:
         self._require_model("a summary")
-        out = self.layers["summary"](
-            messages,
-            client=self.client,
-            transcript_dir=self.transcript_dir,
-            focus=focus,
-            manual=manual,
-            **self._summary_args(messages),
-        )
-        return pin_instructions(messages, out)
-
-    def _summary_args(self, messages: list[dict]) -> dict[str, Any]:
-        """The summary layer's options; with a ledger, the history with cleared results put back."""
-        if not self.summary_options.get("ledger_tokens"):
-            return self.summary_options
-        self.results.see(messages)
-        return {**self.summary_options, "history": self.results.restore(messages)}
+        return pin_instructions(messages, layer.apply(messages, self, focus=focus, manual=manual))
 
     def _require_model(self, what: str) -> None:
         if self.client is None or self.transcript_dir is None:
@@ -381,9 +290,12 @@ class Compactor:
     # ------------------------------------------------------------ hooks for the agent loop
 
     def compact(self, messages: list[dict], focus: str | None = None) -> list[dict]:
-        """The manual compact (the model's ``compact`` tool): a summary now, breaker or not."""
+        """The manual compact (the model's ``compact`` tool): a summary now, breaker or not.
+
+        It uses the list's ``Summary`` layer, or the package's when the list has none.
+        """
         before = self.estimate(messages)
-        out = self._summary(messages, focus, manual=True)
+        out = self._summary(self.layer("summary") or Summary(), messages, focus, manual=True)
         if len(messages) >= 3 and any(b.get("name") == "compact" for b in tool_use_blocks(messages[-2])):
             out = [*out, *messages[-2:]]  # the compact call and its result: the model sees it was done
         detail = f"focus: {focus}" if focus else ""
@@ -391,13 +303,11 @@ class Compactor:
         return out
 
     def reactive(self, messages: list[dict], error: BaseException | None = None) -> list[dict]:
-        """The emergency path after "prompt is too long": a summary plus a pair-safe tail."""
+        """The emergency path after "prompt is too long": the list's ``Reactive`` layer (or the package's)."""
         self._require_model("reactive compaction")
+        layer = self.layer("reactive") or Reactive()
         before = self.estimate(messages)
-        out = self.layers["reactive"](
-            messages, client=self.client, transcript_dir=self.transcript_dir, **self._summary_args(messages)
-        )
-        out = pin_instructions(messages, out)
+        out = pin_instructions(messages, layer.apply(messages, self))
         self._emit("reactive", before, self.estimate(out), str(error or "")[:120])
         return out
 

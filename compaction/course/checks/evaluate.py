@@ -6,15 +6,15 @@ whole session and against it masked and snipped, plus the cases the known-wrong 
 (case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
 ``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
 prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
-setting. Deliberately left out: judging whether a probe is a *good* question; only that it is
+setting of one layer. Deliberately left out: judging whether a probe is a *good* question; only that it is
 well formed, answerable, and of the kind it says.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Callable
+from dataclasses import fields
 from functools import lru_cache
 from typing import Any
 
@@ -23,10 +23,11 @@ from compaction.core.messages import assistant, text, tool_result, tool_use, use
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.compare import PROBES, offline_session
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, answers, context_text, load_probes, probe
+from compaction.layers.layer import Layer
 from compaction.layers.micro import micro_compact
 from compaction.layers.snip import snip_compact
 from compaction.levels.checkpoint import files_modified
-from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.compactor import default_layers
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
@@ -224,25 +225,32 @@ def _default_pipeline() -> tuple[float, float, float]:
     return none.cost.units, default.cost.units, default.score.share
 
 
-def check_tuning(tuned_settings: Callable) -> CheckReport:
-    """Exercise 3: one Compactor setting that makes the 40-turn pipeline cheaper, keeping as many probes."""
-    parameters = set(inspect.signature(Compactor).parameters) - {
-        "store",
-        "client",
-        "transcript_dir",
-        "context_window",
-    }
+def changed_settings(layers: list, default: list) -> list[str]:
+    """``Layer.setting`` for every setting of ``layers`` that differs from ``default`` (same classes)."""
+    return [
+        f"{type(mine).__name__}.{f.name}"
+        for mine, theirs in zip(layers, default, strict=True)
+        for f in fields(mine)
+        if getattr(mine, f.name) != getattr(theirs, f.name)
+    ]
+
+
+def check_tuning(tuned_layers: Callable) -> CheckReport:
+    """Exercise 3: the default list with one setting of one layer changed: cheaper, as many probes."""
+    default = default_layers()
     outcome: dict[str, Any] = {}
 
     def settings() -> dict:
-        got = tuned_settings()
-        assert isinstance(got, dict), f"return a dict of Compactor settings, not {type(got).__name__}"
-        assert len(got) == 1, f"change exactly one setting, not {len(got)}: {sorted(got)}"
-        name = next(iter(got))
-        assert name in parameters, (
-            f"{name!r} is not a Compactor setting; some are: {', '.join(sorted(parameters)[:8])}"
+        got = tuned_layers()
+        assert isinstance(got, list) and all(isinstance(layer, Layer) for layer in got), (
+            f"return a list of layers like default_layers(), not {got!r:.80}"
         )
-        return got
+        names = [type(layer).__name__ for layer in got]
+        wanted = [type(layer).__name__ for layer in default]
+        assert names == wanted, f"keep the default's layers in their order, {wanted}; got {names}"
+        changed = changed_settings(got, default)
+        assert len(changed) == 1, f"change exactly one setting, not {len(changed)}: {changed}"
+        return {"layers": got}
 
     def replayed() -> Any:
         if "replay" not in outcome:
@@ -262,7 +270,7 @@ def check_tuning(tuned_settings: Callable) -> CheckReport:
     return run_cases(
         "one setting, cheaper, as many probes",
         [
-            ("exactly one Compactor setting", settings),
+            ("one setting of one layer changed", settings),
             ("cheaper than the default", cheaper),
             ("keeps as many probes", keeps),
         ],

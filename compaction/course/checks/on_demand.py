@@ -6,7 +6,9 @@ and the tool results about to be sent, compared strictly with the threshold; usa
 dict and as the SDK's own ``BetaUsage``. ``check_missed_by_layer`` is differential against the
 reference below on handmade diagnosed sessions and any recorded ones: the
 ``cache_missed_input_tokens`` of each request charged to every layer that changed the list before
-it. Deliberately left out: checking a prediction (the learner writes it down, the check cannot).
+it. ``prediction_verdict`` compares the learner's written prediction with the measurement, and
+treats an empty one as not yet made. Deliberately left out: grading the prediction (a wrong guess
+is part of the exercise, not a failure).
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ LAYER_CASES = [  # (name, diagnosed calls)
     ("a break no layer caused", [_call(_changed(700))]),
     ("reasons without missed tokens cost nothing", [_call({"type": "unavailable"}, "micro")]),
     (
-        "the first turn's not-found costs nothing",
+        "a previous message not found costs nothing",
         [_call({"type": "previous_message_not_found"}), _call(_changed(1000), "budget")],
     ),
     (
@@ -107,6 +109,20 @@ LAYER_CASES = [  # (name, diagnosed calls)
 ]
 
 
+def _where(layer: str, calls: Sequence[Diagnosed]) -> str:
+    """The requests a row is about: those the layer ran before, or those that missed with no layer."""
+    if layer == NO_LAYER:
+        missed = [
+            i
+            for i, c in enumerate(calls)
+            if not c.layers and (c.reason or {}).get("cache_missed_input_tokens")
+        ]
+        plural = "s" if len(missed) != 1 else ""
+        return f" (request{plural} {', '.join(map(str, missed))} missed with no layer before it)"
+    ran = [i for i, c in enumerate(calls) if layer in c.layers]
+    return f" (it ran before request{'s' if len(ran) != 1 else ''} {', '.join(map(str, ran))})" if ran else ""
+
+
 def _same_missed(fn: Callable, calls: list[Diagnosed]) -> None:
     want = missed_by_layer(calls)
     got = fn(list(calls))
@@ -114,8 +130,8 @@ def _same_missed(fn: Callable, calls: list[Diagnosed]) -> None:
     got = {k: v for k, v in got.items() if v}  # a layer listed with 0 is the same as one left out
     for layer in sorted(set(want) | set(got)):
         assert got.get(layer, 0) == want.get(layer, 0), (
-            f"layer {layer!r}: {want.get(layer, 0):,} tokens missed, not {got.get(layer, 0):,}"
-            + (f" (calls {[i for i, c in enumerate(calls) if layer in c.layers]} ran it)" if calls else "")
+            f"layer {layer!r}: tokens missed should be {want.get(layer, 0):,}, not {got.get(layer, 0):,}"
+            + _where(layer, calls)
         )
 
 
@@ -126,3 +142,21 @@ def check_missed_by_layer(fn: Callable, recorded: Sequence[Sequence[Diagnosed]] 
         (f"a recorded session of {len(c)} requests", lambda c=c: _same_missed(fn, list(c))) for c in recorded
     ]
     return run_cases("missed_by_layer", cases)
+
+
+LAYER_NAMES = ("budget", "snip", "micro", "summary")
+
+
+def prediction_verdict(prediction: str, measured: dict[str, int]) -> str:
+    """One line comparing a written prediction with the measured costliest layer; empty is not yet made."""
+    guess = (prediction or "").strip().lower()
+    if not guess:
+        return "no prediction yet: write budget, snip, micro or summary in the prediction cell, then run on"
+    if guess not in LAYER_NAMES:
+        return f"prediction {prediction!r} is not a layer: write one of {', '.join(LAYER_NAMES)}"
+    if not measured:
+        return f"you predicted {guess}; no layer missed any cache in this session"
+    costliest = max(measured, key=measured.get)
+    figures = ", ".join(f"{k} {v:,}" for k, v in sorted(measured.items(), key=lambda kv: -kv[1]))
+    verdict = "right" if guess == costliest else f"not this time: {costliest} cost the most"
+    return f"you predicted {guess}: {verdict} (tokens missed: {figures})"

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.core.messages import assistant, text, text_of, tool_result, tool_use, user
+from compaction.core.messages import assistant, shared_prefix, text, text_of, tool_result, tool_use, user
 from compaction.core.placeholders import MARKER_OVERHEAD
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
@@ -26,7 +26,6 @@ from compaction.course.checks import CheckReport, assert_same_messages, run_case
 from compaction.course.checks.messages import course_sessions
 from compaction.layers.budget import tool_result_budget
 from compaction.layers.micro import micro_compact
-from compaction.layers.prompt_cache import common_prefix
 from compaction.layers.snip import snip_compact
 from compaction.layers.triggers import summary_threshold
 
@@ -55,7 +54,7 @@ def _sessions() -> list[list[dict]]:
 
 # ---------------------------------------------------------------- chapter 06: the chapter's pipeline
 
-# (max_chars, max_messages, snip_to, micro_at, clear_at_least)
+# (max_chars, max_messages, keep_to, micro_at, clear_at_least)
 SETTINGS = [(10_000, 40, 24, 3_000, 500), (200_000, 50, 30, 100_000, 500), (2_000, 20, 12, 0, 0)]
 
 
@@ -65,14 +64,14 @@ def pipeline_reference(
     *,
     max_chars: int,
     max_messages: int,
-    snip_to: int,
+    keep_to: int,
     micro_at: int,
     clear_at_least: int,
 ) -> list[dict]:
-    """Budget always; snip to snip_to past max_messages; micro past micro_at if it frees clear_at_least."""
+    """Budget always; snip to keep_to past max_messages; micro past micro_at if it frees clear_at_least."""
     messages = tool_result_budget(messages, max_chars=max_chars, store=store)
     if len(messages) > max_messages:
-        messages = snip_compact(messages, max_messages=snip_to)
+        messages = snip_compact(messages, max_messages=keep_to)
     tokens = estimate_tokens(messages, "tiktoken")
     if tokens > micro_at:
         cleared = micro_compact(messages)
@@ -82,7 +81,7 @@ def pipeline_reference(
 
 
 def _pipeline_case(fn: Callable, name: str, messages: list[dict], settings: tuple) -> None:
-    keys = ("max_chars", "max_messages", "snip_to", "micro_at", "clear_at_least")
+    keys = ("max_chars", "max_messages", "keep_to", "micro_at", "clear_at_least")
     kwargs = dict(zip(keys, settings, strict=True))
     where = f"{name}, " + ", ".join(f"{k}={v:,}" for k, v in kwargs.items())
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
@@ -146,7 +145,7 @@ def cache_cost_reference(requests: list[list[dict]], method: str = "tiktoken") -
     """Input cost in base-price tokens: the prefix shared with the request before read, the rest written."""
     total, before = 0.0, []
     for request in requests:
-        shared = common_prefix(before, request)
+        shared = shared_prefix(before, request)
         tokens = [message_tokens(m, method) for m in request]
         total += READ * sum(tokens[:shared]) + WRITE * sum(tokens[shared:])
         before = request

@@ -20,7 +20,7 @@ import anthropic
 
 from compaction.agent.backend import connect
 from compaction.core.api_errors import is_prompt_too_long, tokens_over
-from compaction.core.messages import InvalidConversation, is_tool_result_message, validate
+from compaction.core.messages import InvalidConversation, assistant, is_tool_result_message, user, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
@@ -101,7 +101,9 @@ def check_is_prompt_too_long(fn: Callable[[BaseException], bool]) -> CheckReport
 def _handmade_tails() -> list[list[dict]]:
     """Targeted lists: parallel calls, a user text turn, the first message alone."""
     session = handmade_session()
-    return [session, session[:-1], session[:2] + [session[2]], session[:1]]
+    # the user speaks again mid-session: a tail must not start on that text either
+    spoke = [session[0], assistant("Starting."), user("Also keep the old API working."), *session[1:]]
+    return [session, session[:-1], session[:2] + [session[2]], session[:1], spoke]
 
 
 def check_pair_safe_tail(fn: Callable[[list[dict], int], list[dict]]) -> CheckReport:

@@ -96,7 +96,14 @@ USAGES = [
 
 def _usage(fn: Callable, usage: object, what: str) -> None:
     want = usage_input_tokens(usage)
-    got = fn(usage)
+    kind = "a dict" if isinstance(usage, dict) else "the SDK's Usage object (read fields as attributes)"
+    try:
+        got = fn(usage)
+    except (AttributeError, KeyError, TypeError) as exc:  # the usual mistakes: one shape only, None added
+        raise AssertionError(
+            f"{what}: the usage is {kind}, and your function raised {type(exc).__name__}: {exc}; "
+            "a cache field may be missing or None, which counts as 0"
+        ) from exc
     assert got == want, f"{what}: expected {want:,} (input + cache writes + cache reads), got {got!r}"
 
 

@@ -36,8 +36,9 @@ IGNORED_LABELS = {"summary": "title summary record", "meta": "meta record", "sid
 
 
 def outcome(run: StrategyRun) -> str:
-    """How the replay ended (turns done, refused at a turn, over the window), and the breaker."""
-    return run.outcome + (", breaker open" if run.breaker_open else "")
+    """How the replay ended (turns done, refused at a turn, over the window), and what stopped summaries."""
+    stops = [", breaker open"] * run.breaker_open + [", loop guard stopped summaries"] * run.loop_stopped
+    return run.outcome + "".join(stops)
 
 
 def fired(run: StrategyRun) -> str:

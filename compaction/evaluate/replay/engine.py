@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.events import CompactionEvent
+from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.evaluate.cost import Cost, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.replay.turns import ProbeWatch, RecordingClient, replayed_requests, turn_slices
@@ -29,7 +30,8 @@ from compaction.importers import ImportedSession
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
 WITH_COMPACTOR = ("summary only", "pipeline", "hybrid")  # strategies that take Compactor settings
-INPUT_PRICE = 3.0  # USD per million base input tokens, Claude Sonnet 4.5 (platform.claude.com pricing)
+PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
+INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class StrategyRun:
     cost: Cost = field(default_factory=Cost)
     score: ProbeScore | None = None
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
-    breaker_open: bool = False
+    breaker_open: bool = False  # failed summaries opened the circuit breaker
+    loop_stopped: bool = False  # the loop guard stopped summaries that could not get under the threshold
 
     @property
     def peak(self) -> int:
@@ -76,7 +79,7 @@ class StrategyRun:
 
     @property
     def dollars(self) -> float:
-        """The priced cost (cache reads 0.1x, writes 1.25x) at Sonnet 4.5's input price; no output."""
+        """The priced cost (reads 0.1x, writes 1.25x) at the default model's input price; no output."""
         return self.cost.units * INPUT_PRICE / 1e6
 
     @property
@@ -197,6 +200,7 @@ def replay(
     run.final = context
     run.events = keeper.events if keeper.compactor is not None else passes.events
     run.breaker_open = keeper.compactor is not None and keeper.compactor.breaker_open
+    run.loop_stopped = keeper.compactor is not None and keeper.compactor.stopped is not None
     if probes:
         reached = set(score(probes, session).answered)
         run.score = score([p for p in probes if p.id in reached], context)

@@ -14,7 +14,7 @@ from compaction.views.widgets.diff import Change, align
 from compaction.views.widgets.gauge import WindowGauge
 from compaction.views.widgets.listview import MessageListView
 from compaction.views.widgets.marks import placeholder_words
-from compaction.views.widgets.rows import Row, block_kinds, is_placeholder, message_rows
+from compaction.views.widgets.rows import Row, block_kinds, holds_placeholder, message_rows
 from compaction.views.widgets.stepper import PipelineStepper
 
 __all__ = [
@@ -27,7 +27,7 @@ __all__ = [
     "align",
     "block_kinds",
     "describe_change",
-    "is_placeholder",
+    "holds_placeholder",
     "message_rows",
     "placeholder_words",
 ]

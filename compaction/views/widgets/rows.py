@@ -47,7 +47,7 @@ class Row:
     content: str = ""  # what opening the row shows
 
 
-def is_placeholder(message: dict) -> bool:
+def holds_placeholder(message: dict) -> bool:
     """True when a message holds a snip or micro placeholder, a persisted-output marker or a summary."""
     return bool(placeholder_words(message)) or is_summary(message)
 
