@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 
 import pytest
@@ -10,7 +12,8 @@ from compaction.__main__ import main
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.evaluate.compare import Session, goal, headline, losses, run
 from compaction.evaluate.probes import Probe, save_probes
-from compaction.evaluate.replay.turns import keep_final, replay_messages, replay_offline, turn_slices
+from compaction.evaluate.replay.engine import replay_messages
+from compaction.evaluate.replay.turns import keep_final, replay_offline, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
 
 
@@ -46,7 +49,8 @@ def test_none_keeps_everything_and_says_where_it_would_overflow():
     r = replay_messages(long_session(), "none", window=4_000, probes=PROBES)
     assert r.outcome.startswith("over the window from turn ")
     assert r.removed < 0.01 and r.score.share == 1.0
-    assert r.unreached == ["future"]  # the session itself never answers it, so it is not counted
+    assert r.unreached == []  # "future" is not in the session: neither reached nor scored
+    assert "future" not in r.score.answered + r.score.missed
     assert r.cost.breaks == 0 and r.cost.sent > r.peak
 
 
@@ -70,7 +74,20 @@ def test_a_strategy_that_cannot_fit_is_refused_like_the_api_would():
     session = long_session()
     session[0] = user("Find the failing test. Never edit the tests. " + "context " * 3_000)
     r = replay_messages(session, "masking 3", window=2_000, probes=PROBES)
-    assert r.outcome == "refused at turn 1" and r.turns == 0
+    assert r.outcome.startswith("refused at turn 1: the first message alone is ") and r.turns == 0
+    assert r.outcome.endswith("over the window of 2,000 tokens")
+    # every probe the session holds was ahead of the refusal: not reached, counted as lost
+    assert set(r.unreached) == {"error", "rule", "last"} and r.score.share == 0
+
+
+def test_a_summary_that_cannot_be_made_refuses_the_run_with_the_reason_and_no_negative_size():
+    r = replay_messages(long_session(), "summary only", window=300, probes=PROBES)
+    assert r.outcome.startswith("refused at turn "), r.outcome
+    reason = r.outcome.split(": ", 1)[1]
+    assert "summary" in reason and not re.search(r"-\d", reason), reason
+    refused_at = int(r.outcome.split()[3].rstrip(":"))
+    assert r.turns == refused_at - 1
+    assert set(r.unreached) <= {"error", "rule", "last"} and len(r.score.answered) + len(r.score.missed) == 3
 
 
 def test_a_replay_is_deterministic():

@@ -18,7 +18,8 @@ from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import KINDS, Probe, load_probes
-from compaction.evaluate.replay.turns import Replay, replay_messages, replay_offline
+from compaction.evaluate.replay.engine import replay_messages
+from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import load_session
 
