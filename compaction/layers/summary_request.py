@@ -59,8 +59,8 @@ def fit_request(
             return found
     raise ValueError(
         f"the summary request does not fit: it needs {smallest_request(messages, focus) + extra_tokens:,} "
-        f"tokens even with only the first message and the newest messages ({len(messages)} messages in all), over the "
-        f"{max(budget, 0):,} tokens left for it"
+        f"tokens even with only the first message and the newest messages ({len(messages)} messages in "
+        f"all), over the {max(budget, 0):,} tokens left for it"
     )
 
 
