@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import pytest
@@ -102,7 +101,9 @@ def test_a_strategy_that_cannot_fit_is_refused_and_the_replay_stops_there(tmp_pa
 
 
 @pytest.mark.parametrize("strategy", ["summary only", "pipeline", "recent turns"])
-def test_a_strategy_whose_summary_fails_is_refused_with_the_reason_not_an_exception(tmp_path, client, strategy):
+def test_a_strategy_whose_summary_fails_is_refused_with_the_reason_not_an_exception(
+    tmp_path, client, strategy
+):
     run = replay(long_session(), strategy, window=300, workdir=tmp_path, client=client)
     assert run.outcome.startswith("refused at turn "), run.outcome
     assert run.refused and not re.search(r"[\s(]-\d", run.refused), run.refused

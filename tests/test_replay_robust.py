@@ -106,7 +106,9 @@ def check_run(capsys, path: Path, window: int, mutation: str) -> None:
         if mutation == "a deeply nested first line":
             assert re.search(rf"{re.escape(str(path))}:line 1: .*nested deeper than {MAX_DEPTH}", err), given
         for row in re.findall(r"refused at turn \d+[^│|\n]*", out):
-            assert ":" in row and not re.search(r"[\s(]-\d", row), f"{given}: a refusal without a reason: {row!r}"
+            assert ":" in row and not re.search(r"[\s(]-\d", row), (
+                f"{given}: a refusal without a reason: {row!r}"
+            )
 
 
 @needs_data
