@@ -141,7 +141,7 @@ def test_the_command_scores_any_session_with_its_probe_file(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "s (window 3,000; 3 probes)" in out and "masking 3" in out
-    assert "not reached: probes about work the run never got to" in out  # the legend under the tables
+    assert "not reached: probes about work a refused run never got to, counted as lost" in out  # legend
     assert out.rstrip().splitlines()[-1].startswith("default pipeline, s: not measured")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s-masking_3.json", "s-none.json"]
 
@@ -152,11 +152,30 @@ def test_the_command_refuses_a_bad_probe_file_naming_it(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"probes": [{"id": "x", "kind": "gossip", "question": "q", "evidence": ["a"]}]}')
     assert main(["evaluate", "--session", str(session_file), "--probes", str(bad)]) == 2
-    assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().out
+    assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().err  # problems on stderr
     assert main(["evaluate", "--probes", str(bad)]) == 2
+
+
+def test_the_command_at_a_tiny_window_says_why_each_strategy_was_refused_on_stderr(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    code = main(["evaluate", "--session", str(session_file), "--window", "5", "--strategy", "summary only"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "s: summary only refused at turn 1: the first message alone is " in captured.err
+    assert "refused at turn 1" in captured.out  # the table's outcome column
+
+
+def test_the_command_names_a_file_that_is_no_session_by_the_path_given(tmp_path, capsys):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 10_000 + "]" * 10_000 + "\n")
+    assert main(["evaluate", "--session", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {deep}: not a session: ") and "nested deeper than" in err
 
 
 def test_asking_the_model_needs_the_real_api(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("COMPACTION_BACKEND", raising=False)
     assert main(["evaluate", "--quick", "--ask-model"]) == 2
-    assert "--ask-model needs the real API" in capsys.readouterr().out
+    assert "--ask-model needs the real API" in capsys.readouterr().err  # errors on stderr

@@ -134,9 +134,10 @@ COLUMNS = (
     "breaks", "summaries", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached",
 )  # fmt: skip
 LEGEND = (
-    "refused at turn N: still over the window after compacting, the run stopped; "
-    "re-reads: read_file calls on a file already read (- for a recording); "
-    "not reached: probes about work the run never got to, left out of its probes share"
+    "refused at turn N: the strategy could not bring a request under the window (the reason follows), "
+    "the run stopped; re-reads: read_file calls on a file already read (- for a recording); "
+    "not reached: probes about work a refused run never got to, counted as lost in its probes share "
+    "(probes the whole session never answers are not scored at all)"
 )
 
 
