@@ -113,7 +113,7 @@ def check_run(capsys, path: Path, window: int, mutation: str) -> None:
 
 @needs_data
 @settings(
-    max_examples=12,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
