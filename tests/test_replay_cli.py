@@ -14,6 +14,7 @@ import pytest
 
 from compaction import __main__ as cli
 from compaction.core.messages import validate
+from compaction.evaluate.replay.columns import COLUMNS
 from compaction.importers import RULES
 from compaction.importers.nesting import MAX_DEPTH
 
@@ -242,7 +243,7 @@ def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_st
 def test_the_terminal_and_the_report_share_labels_and_a_legend_and_name_the_title_record(capsys, tmp_path):
     status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
     html = (tmp_path / "r.html").read_text()
-    for label in ("tokens sent", "cache breaks", "cost ($3/M input)", "probes kept", "left the context"):
+    for label in ("tokens sent", "cache breaks", COLUMNS[7], "probes kept", "left the context"):
         assert label in out and f"<th>{label}</th>" in html
     assert "freed" not in out.split("Legend:")[0]
     assert "Legend: peak/final = tokens (tiktoken cl100k)" in out
