@@ -113,6 +113,11 @@ def micro_min_chars_strict(messages, keep_recent=3, min_chars=120, note=note_for
     return micro_by_counting_back(messages, keep_recent, min_chars + 1, note)
 
 
+def edited_min_chars_strict(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    """<= where the layer needs <: a result of exactly min_chars stays whole."""
+    return checks.micro_keeping_edited_reference(messages, keep_recent, min_chars + 1, recent_turns)
+
+
 def micro_dropping_is_error(messages, keep_recent=3, min_chars=120, note=note_for):
     out = micro_by_counting_back(messages, keep_recent, min_chars, note)
     return [
@@ -159,7 +164,12 @@ CASES = [
     (
         checks.check_micro_keeping_edited,
         checks.micro_keeping_edited_reference,
-        [micro_ignoring_edits, edited_over_the_whole_session, edited_with_zero_as_every_turn],
+        [
+            micro_ignoring_edits,
+            edited_over_the_whole_session,
+            edited_with_zero_as_every_turn,
+            edited_min_chars_strict,
+        ],
     ),
     (checks.check_predicted_breaks, breaks_by_counting, [breaks_ignoring_keep_zero, breaks_one_too_many]),
 ]
@@ -202,3 +212,11 @@ def test_a_kept_or_cleared_result_is_explained_with_its_reason():
     assert "should be cleared: it is old, and with recent_turns=0 no edit keeps a result" in str(zero)
     ignoring = checks.check_micro_keeping_edited(micro_ignoring_edits)
     assert "should stay whole: an edit_file of" in str(ignoring)
+
+
+def test_a_strict_min_chars_is_named_as_the_boundary():
+    rows = checks.check_micro_keeping_edited(edited_min_chars_strict).failures
+    assert [r.name for r in rows] == [
+        checks.check_micro_keeping_edited(keeping_edited_by_sets).results[0].name
+    ]
+    assert "exactly min_chars=" in rows[0].detail and "(<, not <=)" in rows[0].detail

@@ -166,7 +166,9 @@ def micro_keeping_edited_reference(
     return out
 
 
-def why_kept_or_cleared(got: object, want: list[dict], messages: list[dict], recent_turns: int) -> str:
+def why_kept_or_cleared(
+    got: object, want: list[dict], messages: list[dict], recent_turns: int, min_chars: int | None = None
+) -> str:
     """Name the first tool result kept where it should be cleared, or the reverse, and the reason."""
     if not isinstance(got, list) or len(got) != len(want):
         return ""
@@ -184,6 +186,11 @@ def why_kept_or_cleared(got: object, want: list[dict], messages: list[dict], rec
             use_id = w["tool_use_id"]
             name, path = names.get(use_id), inputs.get(use_id, {}).get("path")
             what = f"the {name} result {use_id!r} (message {i})" + (f" of {path!r}" if path else "")
+            if is_cleared(w["content"]) and min_chars is not None and result_chars(b) == min_chars:
+                return (
+                    f" Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
+                    "and only a result shorter than min_chars stays whole (<, not <=)."
+                )
             if is_cleared(w["content"]):
                 reason = (
                     f"{path!r} is not edited in {turns}"
@@ -208,14 +215,33 @@ def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
     try:
         assert_same_messages(got, want, where)
     except AssertionError as exc:
-        why = why_kept_or_cleared(got, want, messages, kwargs["recent_turns"])
+        why = why_kept_or_cleared(got, want, messages, kwargs["recent_turns"], kwargs.get("min_chars"))
         raise AssertionError(f"{exc}{why}") from None
+
+
+def exact_min_chars(messages: list[dict], keep_recent: int, recent_turns: int) -> int:
+    """The size of the smallest result the reference clears: with min_chars at it, it is still cleared."""
+    cleared = micro_keeping_edited_reference(messages, keep_recent, 0, recent_turns)
+    return min(
+        result_chars(b)
+        for m, n in zip(messages, cleared, strict=True)
+        if m is not n
+        for b, c in zip(m["content"], n["content"], strict=True)
+        if b != c
+    )
 
 
 def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:
     """Exercise 1: old results cleared, except reads of files edited in the last few turns."""
     fn = micro_keeping_edited
-    cases = []
+    first = course_sessions()[0]
+    exact = exact_min_chars(first, 2, 5)
+    cases = [
+        (
+            f"a result of exactly min_chars={exact} is cleared (<, not <=)",
+            lambda: _edited(fn, "session 1", first, keep_recent=2, min_chars=exact, recent_turns=5),
+        )
+    ]
     for k, session in enumerate(course_sessions(), start=1):
         prefixes = [session[:n] for n in range(9, len(session) + 1, 6)]
         for recent in (5, 1, 0):
