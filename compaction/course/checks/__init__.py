@@ -14,10 +14,12 @@ the learner's code in the learner's own kernel.
 from __future__ import annotations
 
 import html
+import importlib
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 
 @dataclass(frozen=True)
@@ -208,3 +210,23 @@ def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:
         else:
             report.results.append(CheckResult(name, True))
     return report
+
+
+def for_exercise(topic: str) -> SimpleNamespace:
+    """A topic's checks and sample data for an exercise notebook, without the references answers must match.
+
+    Left out: every ``*_reference``, the names the topic lists in ``ANSWERS`` (a function that computes
+    what the exercise asks for), and whatever the topic module imported from the package.
+    """
+    module = importlib.import_module(f"{__name__}.{topic}")
+    hidden = set(getattr(module, "ANSWERS", ()))
+    shown = {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not name.endswith("_reference")
+        and name not in hidden
+        and name != "ANSWERS"
+        and (getattr(value, "__module__", None) == module.__name__ or (name.isupper() and not callable(value)))
+    }
+    return SimpleNamespace(**shown)

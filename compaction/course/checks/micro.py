@@ -31,6 +31,8 @@ from compaction.course.checks.messages import course_sessions
 from compaction.layers.micro import micro_compact
 from compaction.layers.prompt_cache import cache_breaks
 
+ANSWERS = ("measured_breaks",)  # what an exercise computes: kept out of for_exercise("micro")
+
 SETTINGS = [(3, 120), (1, 120), (0, 0), (5, 50), (10, 120), (3, 2_000)]
 CALLS = [
     ("read_file", {"path": "src/app/config.py"}, "src/app/config.py"),

@@ -30,6 +30,8 @@ from compaction.layers.prompt_cache import common_prefix
 from compaction.layers.snip import snip_compact
 from compaction.layers.triggers import summary_threshold
 
+ANSWERS = ("reserve_from_answers",)  # what an exercise computes: kept out of for_exercise("pipeline")
+
 BIG = 40_000  # characters of the large output in the order case
 
 
