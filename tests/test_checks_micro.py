@@ -75,7 +75,19 @@ def keeping_edited_by_sets(messages, keep_recent=3, min_chars=120, recent_turns=
 
 
 def breaks_by_counting(turns, keep_recent):
-    return sum(1 for t in range(2, turns + 1) if keep_recent and t - keep_recent >= 1)
+    """Request r breaks when a result request r - 1 sent whole (index < 2r - 2) is among those it clears."""
+    if keep_recent == 0:
+        return 0
+    return sum(
+        1
+        for r in range(2, turns + 1)
+        if 2 * r - keep_recent > 0 and max(0, 2 * r - 2 - keep_recent) < 2 * r - 2
+    )
+
+
+def breaks_formula(turns, keep_recent):
+    """The same, as a closed formula: from request keep_recent // 2 + 1 on (and never the first)."""
+    return 0 if keep_recent == 0 else max(0, turns - max(2, keep_recent // 2 + 1) + 1)
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -148,7 +160,16 @@ def edited_with_zero_as_every_turn(messages, keep_recent=3, min_chars=120, recen
 
 
 def breaks_ignoring_keep_zero(turns, keep_recent):
-    return max(0, turns - keep_recent)
+    return max(0, turns - max(2, keep_recent // 2 + 1) + 1)
+
+
+def breaks_one_result_per_call(turns, keep_recent):
+    """The chapter's one-result-a-turn count, not the two results of this session."""
+    return max(0, turns - keep_recent) if keep_recent else 0
+
+
+def breaks_keep_over_two_rounded_up(turns, keep_recent):
+    return 0 if keep_recent == 0 else max(0, turns - max(2, -(-keep_recent // 2) + 1) + 1)
 
 
 def breaks_one_too_many(turns, keep_recent):
@@ -171,7 +192,16 @@ CASES = [
             edited_min_chars_strict,
         ],
     ),
-    (checks.check_predicted_breaks, breaks_by_counting, [breaks_ignoring_keep_zero, breaks_one_too_many]),
+    (
+        checks.check_predicted_breaks,
+        breaks_formula,
+        [
+            breaks_ignoring_keep_zero,
+            breaks_one_too_many,
+            breaks_one_result_per_call,
+            breaks_keep_over_two_rounded_up,
+        ],
+    ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 

@@ -8,7 +8,8 @@ and one holding an earlier placeholder; the input must stay untouched. Given the
 function, it also checks that each note is one short line that starts with ``CLEARED_HEAD`` and
 names what to run again. ``check_micro_keeping_edited`` is differential against the reference here.
 ``check_predicted_breaks`` compares a formula with what ``cache_breaks`` measures on sessions built
-for it. Deliberately left out: ``exclude_tools``, which the chapter shows with the package.
+for it (two parallel reads a turn, a case the chapter does not count). Deliberately left out:
+``exclude_tools``, which the chapter shows with the package.
 """
 
 from __future__ import annotations
@@ -262,26 +263,28 @@ def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:
 # ---------------------------------------------------------------- exercise 2: predict the breaks
 
 
-def one_result_per_turn(turns: int) -> list[list[dict]]:
-    """The requests of a session that reads one large file per turn (request t holds t results)."""
-    messages, requests = [user("Read every module, one at a time.")], []
+def two_results_per_turn(turns: int) -> list[list[dict]]:
+    """The requests of a session reading two large files a turn, in parallel: request r holds 2r results."""
+    messages, requests = [user("Read every module, two at a time.")], []
     for t in range(turns):
-        messages = [*messages, assistant(tool_use(f"toolu_{t:03d}", "read_file", {"path": f"m{t}.py"}))]
-        messages = [*messages, user(tool_result(f"toolu_{t:03d}", f"line {t}\n" * 200))]
+        ids = [f"toolu_{t:03d}a", f"toolu_{t:03d}b"]
+        calls = [tool_use(i, "read_file", {"path": f"m{t}{i[-1]}.py"}) for i in ids]
+        messages = [*messages, assistant(*calls)]
+        messages = [*messages, user(*(tool_result(i, f"line {t}\n" * 200) for i in ids))]
         requests.append(messages)
     return requests
 
 
 def measured_breaks(turns: int, keep_recent: int) -> int:
     """Cache breaks when micro_compact(keep_recent) runs before each of the session's calls."""
-    sent = [micro_compact(r, keep_recent=keep_recent, min_chars=0) for r in one_result_per_turn(turns)]
+    sent = [micro_compact(r, keep_recent=keep_recent, min_chars=0) for r in two_results_per_turn(turns)]
     return len(cache_breaks(sent))
 
 
 def _predicted(fn: Callable, turns: int, keep_recent: int) -> None:
     got, want = fn(turns, keep_recent), measured_breaks(turns, keep_recent)
     assert got == want, (
-        f"{turns} calls, one new result each, keep_recent={keep_recent}: predicted {got!r}, "
+        f"{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got!r}, "
         f"measured {want} cache breaks"
     )
 
@@ -292,10 +295,11 @@ def check_predicted_breaks(predicted_breaks: Callable) -> CheckReport:
     return run_cases(
         "predicted_breaks",
         [
-            ("20 calls, keep 3", lambda: _predicted(fn, 20, 3)),
+            ("20 calls, keep 3 (odd)", lambda: _predicted(fn, 20, 3)),
+            ("20 calls, keep 4 (even)", lambda: _predicted(fn, 20, 4)),
             ("20 calls, keep 1", lambda: _predicted(fn, 20, 1)),
             ("12 calls, keep 10", lambda: _predicted(fn, 12, 10)),
-            ("keep as many as there are calls", lambda: _predicted(fn, 8, 8)),
+            ("keep as many as the calls' results", lambda: _predicted(fn, 8, 16)),
             ("keep 0: every result is cleared before it is sent", lambda: _predicted(fn, 10, 0)),
             ("a single call", lambda: _predicted(fn, 1, 3)),
         ],
