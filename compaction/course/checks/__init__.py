@@ -227,6 +227,8 @@ def for_exercise(topic: str) -> SimpleNamespace:
         and not name.endswith("_reference")
         and name not in hidden
         and name != "ANSWERS"
-        and (getattr(value, "__module__", None) == module.__name__ or (name.isupper() and not callable(value)))
+        and (
+            getattr(value, "__module__", None) == module.__name__ or (name.isupper() and not callable(value))
+        )
     }
     return SimpleNamespace(**shown)
