@@ -224,5 +224,5 @@ def test_check_says_the_checks_pass_when_only_a_guess_is_left_empty(tmp_path, ca
     assert main(["check", str(ex / "01_double.ipynb")]) == 1
     out = capsys.readouterr().out
     assert "PASS double: 1/1 checks passed" in out and "NotImplementedError: your guess, a number" in out
-    assert "not yet: every check passes, but 1 cell(s) raised an error" in out
+    assert "not yet: every check passes, but 1 cell(s) raised an error; fill them in" in out
     assert "some checks fail" not in out

@@ -71,7 +71,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if ok:
         print("all checks pass")
     elif passed:
-        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill in what they ask")
+        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill them in")
     else:
         print("not yet: some checks fail")
     return 0 if ok else 1
