@@ -230,3 +230,10 @@ def test_without_workdir_the_last_line_says_where_the_outputs_went(capsys, tmp_p
     folders = list(tmp_path.glob("compaction-replay-*"))
     assert len(folders) == 1
     assert out.endswith(f"Outputs (persisted results, transcripts): {folders[0]}")
+
+
+def test_columns_narrows_the_table_when_the_output_is_not_a_terminal(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "110")
+    status = cli.main(["replay", str(session_file(tmp_path / "s.jsonl")), "--window", "4000"])
+    table = [line for line in capsys.readouterr().out.splitlines() if set(line) & set("┃│┏└")]
+    assert status == 0 and table and max(len(line) for line in table) <= 110
