@@ -87,11 +87,17 @@ def test_an_answer_cut_off_by_the_window_is_dropped_and_the_loop_compacts_and_as
 
     result = run_agent(client, workspace=new_workspace(), max_turns=2, on_prompt_too_long=shrink)
     assert len(compacted) == 1 and isinstance(compacted[0], WindowExceeded)
-    assert result.error is None and len(result.turns) == 2
-    assert all(turn.stop_reason != "model_context_window_exceeded" for turn in result.turns)
+    assert result.error is None and len(result.turns) == 3  # the cut call is recorded, as a refusal is
+    cut, retry = result.turns[0], result.turns[1]
+    assert cut.stop_reason == "model_context_window_exceeded" and cut.error.startswith("WindowExceeded")
+    assert retry.index == cut.index == 0 and retry.error is None
+    assert all(t.stop_reason != "model_context_window_exceeded" for t in result.turns[1:])
 
 
-def test_without_a_hook_the_cut_off_answer_is_kept_as_it_came():
-    result = run_agent(CutOnce(connect("offline")), workspace=new_workspace(), max_turns=1)
-    assert result.turns[0].stop_reason == "model_context_window_exceeded"
+def test_without_a_hook_the_cut_off_answer_ends_the_session_and_is_not_kept():
+    result = run_agent(CutOnce(connect("offline")), workspace=new_workspace(), max_turns=3)
+    assert isinstance(result.error, WindowExceeded) and [t.error[:14] for t in result.turns] == [
+        "WindowExceeded"
+    ]
+    assert result.messages == [result.messages[0]]  # the task alone: half an answer never joins the list
     assert window_exceeded(type("R", (), {"stop_reason": "model_context_window_exceeded"})())

@@ -41,6 +41,18 @@ def budget_edits(window, max_breaks):
     return [
         {
             "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window * 12 // 25},  # 3,840: room for 4,096 more
+            "keep": {"type": "tool_uses", "value": 3},
+            "clear_at_least": {"type": "input_tokens", "value": window * 2 // 5},
+        }
+    ]
+
+
+def leaving_no_room_for_the_answer(window, max_breaks):
+    """Passed before the check knew the answer's room: 6,000 + 4,096 is over the 8,000-token window."""
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
             "trigger": {"type": "input_tokens", "value": window * 3 // 4},
             "keep": {"type": "tool_uses", "value": 2},
             "clear_at_least": {"type": "input_tokens", "value": window // 2},
@@ -224,7 +236,14 @@ CASES = [
     (
         checks.check_edits_for_budget,
         budget_edits,
-        [no_edits, documented_defaults, clearing_early_and_often, clearing_too_late, compacting_instead],
+        [
+            no_edits,
+            documented_defaults,
+            clearing_early_and_often,
+            clearing_too_late,
+            compacting_instead,
+            leaving_no_room_for_the_answer,
+        ],
     ),
     (
         checks.check_predict_cleared,
@@ -249,3 +268,9 @@ def test_answers_written_differently_pass():
     assert checks.check_clear_edit(clear_edit_rounded_always_with_at_least).passed
     assert checks.check_cache_breaks(breaks_by_zip).passed
     assert checks.check_predict_cleared(predicted_by_counting).passed
+
+
+def test_a_trigger_that_leaves_no_room_for_the_answer_is_refused_by_name():
+    report = checks.check_edits_for_budget(leaving_no_room_for_the_answer)
+    assert not report.passed
+    assert "leaves no room for the answer" in str(report) and "at most 3,904" in str(report)

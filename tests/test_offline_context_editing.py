@@ -15,6 +15,7 @@ from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
+from compaction.offline.api import HEADER_CLEAR_IN_ROUNDS
 from compaction.offline.caching import ManualClock
 from compaction.offline.context_edits import PLACEHOLDER
 
@@ -294,12 +295,18 @@ def test_a_wrong_edit_is_a_400_that_names_the_field(server, context_management, 
     assert caught.value.body["request_id"].startswith("req_")
 
 
-def test_clearing_happens_in_rounds_so_the_prefix_stays_put_between_them(server):
+def replay_clearing(server, edits, headers=None) -> list[int]:
+    """Send a growing session turn by turn; the turns at which a new clearing broke the cache."""
     server.cache.clear()
-    edits = clear(trigger=by_tokens(3000), keep=keep(3), clear_at_least=by_tokens(1500))
     rounds, previous = [], None
     for n in range(4, 25):
-        answer = ask(server, tool_session(n), edits, extra_body={"cache_control": {"type": "ephemeral"}})
+        answer = ask(
+            server,
+            tool_session(n),
+            edits,
+            extra_body={"cache_control": {"type": "ephemeral"}},
+            extra_headers=headers or {},
+        )
         applied = answer.context_management.applied_edits
         cleared = applied[0].cleared_tool_uses if applied else 0
         if previous is not None and cleared == previous[0]:
@@ -313,4 +320,19 @@ def test_clearing_happens_in_rounds_so_the_prefix_stays_put_between_them(server)
             + answer.usage.cache_read_input_tokens
             + answer.usage.cache_creation_input_tokens,
         )
+    return rounds
+
+
+def test_the_server_option_clears_in_rounds_so_the_prefix_stays_put_between_them(server):
+    edits = clear(trigger=by_tokens(3000), keep=keep(3), clear_at_least=by_tokens(1500))
+    rounds = replay_clearing(server, edits, {HEADER_CLEAR_IN_ROUNDS: "on"})
     assert 2 <= len(rounds) <= 6  # a few rounds, not one per turn
+
+
+def test_by_default_every_request_over_the_trigger_keeps_exactly_keep_results(server):
+    edits = clear(trigger=by_tokens(3000), keep=keep(3), clear_at_least=by_tokens(1500))
+    rounds = replay_clearing(server, edits)
+    assert len(rounds) >= 10  # the documented edit: all but 3 cleared on each request, so the prefix moves
+    for n in (12, 24):
+        [edit] = ask(server, tool_session(n), edits).context_management.applied_edits
+        assert edit.cleared_tool_uses == n - 3

@@ -2,13 +2,16 @@
 
 The block comes back, stops the turn when asked to pause, and cuts every later request to the
 block and what follows; ``usage.iterations`` keeps the compaction's tokens apart; the scripted
-agent carries on from the step the summary names.
+agent carries on from the step the summary names. A trigger under the documented 50,000-token
+minimum is refused naming the field; the tests below use small sessions, so their client sends the
+server's own course-scale option.
 """
 
 from __future__ import annotations
 
 import re
 
+import anthropic
 import pytest
 from anthropic.types.beta import BetaMessage
 from api_sessions import COMPACT, CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
@@ -17,6 +20,7 @@ from compaction.core.messages import text, tool_result, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
+from compaction.offline.context_config import HEADER_COURSE_SCALE
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +36,9 @@ def compact(trigger: int | None = 2000, **params) -> dict:
     return {"edits": [edit]}
 
 
-def ask(server, messages, context_management=None, betas=(COMPACT,)) -> BetaMessage:
-    raw = client_for(server).beta.messages.with_raw_response.create(
+def ask(server, messages, context_management=None, betas=(COMPACT,), scale="on") -> BetaMessage:
+    client = client_for(server).with_options(default_headers={HEADER_COURSE_SCALE: scale})
+    raw = client.beta.messages.with_raw_response.create(
         model=MODEL,
         max_tokens=64,
         messages=messages,
@@ -154,3 +159,14 @@ def test_the_scripted_agent_carries_on_from_the_step_the_summary_names(server):
     )
     after = run(server, paused, 1, compact(trigger=100_000))
     assert markers(after[-2] if after[-1]["role"] == "user" else after[-1])[-1] == last_step + 1
+
+
+def test_a_trigger_under_50000_is_refused_naming_the_field_and_50000_is_accepted(server):
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        ask(server, tool_session(4), compact(trigger=7_000), scale="off")
+    assert caught.value.status_code == 400
+    assert caught.value.body["error"]["message"] == (
+        "context_management.edits.0.compact_20260112: trigger.value must be at least 50000"
+    )
+    answer = ask(server, tool_session(4), compact(trigger=50_000), scale="off")
+    assert answer.content[0].type != "compaction"  # accepted, and far below the trigger

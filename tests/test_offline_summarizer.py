@@ -28,6 +28,7 @@ from compaction.core.messages import (
     validate,
 )
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
+from compaction.core.tokens import count_text
 from compaction.layers.summarize import compact_history
 from compaction.offline import plan, scenario, state
 from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
@@ -198,3 +199,14 @@ def test_any_prefix_summarizes_to_nine_sections_and_resumes_where_it_stopped(dat
     markers = [m.group(0) for m in state.MARKER_RE.finditer(answer)]
     assert markers == ([state.marker(*last)] if last else [])
     assert state.last_marker([user(answer)]) == last
+
+
+def test_a_summary_that_would_not_fit_the_window_is_shortened_to_fit_keeping_its_sections():
+    full = summarize(request(list(session())))
+    tokens = count_text(full, "tiktoken")
+    short_answer = summarize(request(list(session())), limit=tokens // 2)
+    assert count_text(short_answer, "tiktoken") <= tokens // 2 < tokens
+    assert "<analysis>" not in short_answer and short_answer.rstrip().endswith("</summary>")
+    assert section(short_answer, "Current Work") == section(full, "Current Work")  # the marker stays
+    assert list(previous_sections(short_answer)) == list(SECTIONS)
+    assert summarize(request(list(session())), limit=tokens) == full  # a summary that fits is left whole

@@ -11,8 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, sessions
 
+from compaction.agent.backend import connect
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import is_tool_result_message, validate
+from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.core.transcript import read_transcript
 from compaction.layers.reactive import (
@@ -112,6 +114,19 @@ def test_send_with_recovery_compacts_once_and_retries_after_prompt_too_long(tmp_
     validate(sent)
     assert len(sent) < len(messages) and response.content[0].text.startswith("<summary>")
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_an_answer_cut_at_the_window_is_compacted_and_asked_again_like_a_refusal(tmp_path):
+    messages = long_session()
+    window = estimate_tokens(messages, "tiktoken") + 40  # room for a few output tokens only
+    client = connect(context_window=window)
+    first = client.messages.create(model=DEFAULT_MODEL, max_tokens=4096, messages=messages)
+    assert first.stop_reason == "model_context_window_exceeded"  # the answer alone did not fit
+    response, sent = send_with_recovery(
+        client, messages, transcript_dir=tmp_path, context_window=window, model=DEFAULT_MODEL, max_tokens=4096
+    )
+    assert response.stop_reason != "model_context_window_exceeded" and len(sent) < len(messages)
+    assert len(list(tmp_path.iterdir())) == 1  # the transcript of the list whose answer was cut
 
 
 def test_a_second_refusal_raises_reactive_compact_failed_naming_the_transcript(tmp_path):

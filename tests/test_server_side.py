@@ -59,7 +59,7 @@ def test_done_when_a_paused_compaction_returns_the_block_and_sending_it_back_cut
             }
         ]
     }
-    client = connect()
+    client = connect(course_scale=True)  # a 3,000-token trigger: the offline server's own scale
     paused = client.beta.messages.create(
         model=MODEL, max_tokens=64, messages=session, tools=TOOLS, betas=[COMPACT], context_management=edits
     )
@@ -175,7 +175,7 @@ edits = [
      "clear_at_least": {"type": "input_tokens", "value": 2000}},
     {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 5000}},
 ]
-ledger, result = run_session(edits, window=8000, turns=30)
+ledger, result = run_session(edits, window=8000, turns=30, server_options={"course_scale": True})
 assert result.error is None, result.error
 print("calls", len(ledger.sent), "cleared", max(ledger.cleared), "read", sum(ledger.read))
 """

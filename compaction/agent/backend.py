@@ -16,7 +16,13 @@ import anthropic
 
 from compaction.core.models import CLAUDE_MODEL, DEFAULT_MODEL, default_model  # noqa: F401 - public here too
 from compaction.offline import shared_server
-from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+from compaction.offline.api import (
+    HEADER_CLEAR_IN_ROUNDS,
+    HEADER_COURSE_SCALE,
+    HEADER_SCENARIO,
+    HEADER_SEED,
+    HEADER_WINDOW,
+)
 from compaction.offline.scenario import SCENARIOS
 
 DEFAULT_WINDOW = 200_000
@@ -44,11 +50,14 @@ def connect(
     context_window: int | None = None,
     scenario: str | None = None,
     seed: int = 0,
+    course_scale: bool = False,
+    clear_in_rounds: bool = False,
 ) -> anthropic.Anthropic:
     """An ``anthropic.Anthropic`` client: the offline model by default, the real API on request.
 
     ``context_window``, ``scenario`` and ``seed`` configure the offline model only; the real API
-    has its model's own window.
+    has its model's own window. ``course_scale`` and ``clear_in_rounds`` are the offline server's
+    own options, which the real API does not have (``compaction.offline.api``).
     """
     if backend_name(backend) == "anthropic":
         key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
@@ -58,11 +67,17 @@ def connect(
                 "(or use the offline backend, the default)"
             )
         return anthropic.Anthropic(api_key=key, max_retries=2)
-    return offline_client(context_window=context_window, scenario=scenario, seed=seed)
+    options = {"course_scale": course_scale, "clear_in_rounds": clear_in_rounds}
+    return offline_client(context_window=context_window, scenario=scenario, seed=seed, **options)
 
 
 def offline_client(
-    *, context_window: int | None = None, scenario: str | None = None, seed: int = 0
+    *,
+    context_window: int | None = None,
+    scenario: str | None = None,
+    seed: int = 0,
+    course_scale: bool = False,
+    clear_in_rounds: bool = False,
 ) -> anthropic.Anthropic:
     """A client for the process's offline server, with its settings as default headers."""
 
@@ -76,6 +91,9 @@ def offline_client(
         raise ValueError(f"unknown offline scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
     if scenario is not None:
         headers[HEADER_SCENARIO] = scenario
+    for header, on in ((HEADER_COURSE_SCALE, course_scale), (HEADER_CLEAR_IN_ROUNDS, clear_in_rounds)):
+        if on:
+            headers[header] = "on"
     return anthropic.Anthropic(
         api_key=OFFLINE_KEY,
         base_url=shared_server().url,

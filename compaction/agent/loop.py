@@ -5,9 +5,10 @@
 in: ``prepare`` runs before every model call and its output is what is sent and kept;
 ``on_response`` sees each successful call; ``on_prompt_too_long`` gets one chance to shrink the list
 after the API refuses it as too big for the window, or after an answer stopped at the window
-(``stop_reason`` "model_context_window_exceeded": the cut-off answer is dropped); ``on_compact``
-answers the model's ``compact`` tool. An SDK error ends the session and is stored in
-``SessionResult.error``, so a caller can show it.
+(``stop_reason`` "model_context_window_exceeded", SDK ``StopReason``: the cut-off answer is
+dropped); ``on_compact`` answers the model's ``compact`` tool. An SDK error ends the session and is
+stored in ``SessionResult.error``, so a caller can show it; so does an answer cut off at the window
+when no hook can shrink the list (``WindowExceeded``: a cut-off answer is never kept).
 
 Deliberately left out: streaming, parallel tool execution, retries of transient network errors,
 and any compaction of its own: without hooks the list only grows.
@@ -29,6 +30,7 @@ import anthropic
 
 from compaction.agent.backend import connect
 from compaction.agent.tools import TOOL_DEFINITIONS, Workspace
+from compaction.core.api_errors import WINDOW_EXCEEDED as WINDOW
 from compaction.core.api_errors import WindowExceeded, window_exceeded
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import Message, from_response, tool_result, tool_use_blocks
@@ -114,16 +116,29 @@ def run_agent(
     counter = TokenCounter("tiktoken")  # each message is tokenized once, however many turns it is sent
     framing = estimate_tokens([], "tiktoken", system=system, tools=tools)  # system prompt and tools
 
+    def note_failed(failed: TurnRecord) -> None:
+        result.turns.append(failed)
+        if on_turn:
+            on_turn(failed)
+
     def call(turn: int, sent: list) -> Any:
         estimated = counter.estimate(sent) + framing
         try:
-            return client.messages.create(messages=sent, **request), estimated
+            response = client.messages.create(messages=sent, **request)
         except anthropic.APIError as exc:
-            failed = TurnRecord(turn, sent, estimated, None, None, [], None, _describe(exc))
-            result.turns.append(failed)
-            if on_turn:
-                on_turn(failed)
+            note_failed(TurnRecord(turn, sent, estimated, None, None, [], None, _describe(exc)))
             raise
+        if window_exceeded(response):  # half an answer is never kept: the call counts as failed
+            cut = WindowExceeded(response)
+            usage = response.usage
+            input_tokens = usage_input_tokens(usage)
+            note_failed(
+                TurnRecord(
+                    turn, sent, estimated, input_tokens, usage.output_tokens, [], WINDOW, _describe(cut)
+                )
+            )
+            raise cut
+        return response, estimated
 
     try:
         for turn in range(max_turns):
@@ -132,7 +147,7 @@ def run_agent(
                 response, estimated = call(turn, messages)
             else:
                 (response, estimated), messages = recover_once(
-                    lambda sent, turn=turn: _whole(call(turn, sent)), messages, on_prompt_too_long
+                    lambda sent, turn=turn: call(turn, sent), messages, on_prompt_too_long
                 )
                 result.messages = messages
             if on_response:
@@ -158,18 +173,11 @@ def run_agent(
                 break
             messages = _run_tools(messages, uses, sandbox, on_compact)
             result.messages = messages
-    except (anthropic.APIError, SummaryFailed) as exc:
+    except (anthropic.APIError, SummaryFailed, WindowExceeded) as exc:
         result.error = exc
         if raise_errors:
             raise
     return result
-
-
-def _whole(called: tuple[Any, int]) -> tuple[Any, int]:
-    """A call's (response, estimate); WindowExceeded when the answer was cut off by the window."""
-    if window_exceeded(called[0]):
-        raise WindowExceeded(called[0])  # the loop compacts and asks again instead of keeping half an answer
-    return called
 
 
 def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:

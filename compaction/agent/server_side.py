@@ -25,6 +25,7 @@ from typing import Any
 
 from compaction.agent.backend import backend_name, connect
 from compaction.agent.loop import SessionResult, new_workspace, run_agent
+from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.store import OutputStore
 from compaction.offline.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
@@ -35,9 +36,16 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-# multiples of the base input price: 5-minute writes, 1-hour writes, reads
-# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing")
-PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads (1.25x, 2x, 0.1x:
+# https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"), read from the
+# default model's row of the cited table
+_PRICED = MODELS[CLAUDE_MODEL]
+PRICE = {
+    "input": 1.0,
+    "5m": _PRICED.cache_write_5m / _PRICED.input_price,
+    "1h": _PRICED.cache_write_1h / _PRICED.input_price,
+    "read": _PRICED.cache_read / _PRICED.input_price,
+}
 
 
 class ServerManaged:
@@ -181,9 +189,14 @@ def run_session(
     pipeline: bool = False,
     cache: bool = True,
     folder: str | Path | None = None,
+    server_options: dict | None = None,
 ) -> tuple[Ledger, SessionResult]:
-    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
-    base = connect(context_window=window)
+    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline).
+
+    ``server_options`` are the offline server's own (``course_scale``, ``clear_in_rounds``: see
+    ``connect``); the real API has none of them.
+    """
+    base = connect(context_window=window, **(server_options or {}))
     if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
         base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))

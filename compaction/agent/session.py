@@ -12,10 +12,11 @@ The demo settings scale the pipeline to the small window (``demo_settings``); ``
 offers the model the ``compact`` tool and makes the user ask for a compaction before that call.
 Deliberately left out: choosing settings for a real 200K window and running several sessions at
 once. Of the ``Compactor``'s defaults, the window, the result budget, the buffer, the reserve and the
-breaker follow Claude Code's figures as the course's design notes give them; snip is off by default,
-as chapter 13's comparison chose, and the micro settings follow the seed's teaching code, not Claude
-Code (whose snip is feature-gated, and whose public builds run no microcompact except an
-off-by-default time-based one that keeps 5).
+breaker follow Claude Code's figures as the course's design notes give them (the seed documents, a
+reading of Claude Code, not Anthropic's docs); snip is off by default, as chapter 13's comparison
+chose, and the micro settings follow the seed's teaching code. Claude Code's own docs say only that
+it "clears older tool outputs first, then summarizes the conversation if needed"
+(code.claude.com/docs, "How Claude Code works"); they give no figures for that clearing.
 """
 
 from __future__ import annotations

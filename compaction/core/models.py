@@ -1,19 +1,116 @@
-"""The model the course asks for when a caller names none (offline and real alike).
+"""The models the course knows, one cited row each, and the model it asks for when a caller names none.
 
-``COMPACTION_MODEL`` overrides it; the offline server answers for any name. Deliberately left out:
-model capabilities and prices.
+``MODELS`` is the one table the offline server (window, output limit, cache minimum, overflow
+behaviour), the pricing (``compaction.evaluate.replay.engine``) and the chapters read. Every figure comes from
+the source named in its row; a figure no source gave is ``None`` and the reader says what it does
+without it. Sources, read 2026-12 (the stored copies the course's fact check used):
+
+* each model's page, ``https://platform.claude.com/docs/en/models/<model>/overview``: context
+  window, max output, input and output price per million tokens, the cache prices where the page
+  lists them, and the lifecycle (Claude Sonnet 4.5: "deprecated ... retires on November 30, 2026");
+* the cache prices a page does not list follow the prompt-caching page's multipliers (5-minute write
+  1.25x, 1-hour write 2x, read 0.1x the input price;
+  https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing");
+* the minimum cacheable length per model: the prompt-caching page's list as quoted in
+  anthropics/anthropic-sdk-python#1194 ("4096 tokens for Claude Opus 4.6, Claude Opus 4.5", "1024
+  tokens for Claude Sonnet 4.6, Claude Sonnet 4.5, ... Claude Sonnet 4", "4096 tokens for Claude
+  Haiku 4.5"); no source the course found gives the Claude 5 models' minimum, so it is ``None``;
+* the overflow behaviour: the stop-reasons page
+  (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) says
+  ``model_context_window_exceeded`` "lets you request the maximum possible tokens without knowing
+  the exact input size" and that on Sonnet 4.5 and newer models the API returns it without a beta
+  header; older models answer input plus ``max_tokens`` over the window with the 400 ``input length
+  and `max_tokens` exceed context limit`` (``compaction.core.api_errors``). The value is the SDK's
+  ``StopReason`` (``anthropic/types/stop_reason.py``);
+* the tokenizer: Claude Sonnet 5's model notes say it "uses a new tokenizer that produces roughly
+  30% more tokens for the same text" (quoted at
+  https://docs.oxen.ai/inference-api/reference/models/claude-sonnet-5); the offline server counts
+  every model with tiktoken's cl100k, which is none of Claude's tokenizers;
+* Claude Sonnet 4's retirement (June 15, 2026) as the release notes report it, recorded in
+  ottto-ai/ai-provider-watch's ``2026-06-15-anthropic-sonnet-4-opus-4-retirement.json``.
+
+``COMPACTION_MODEL`` overrides the default model; the offline server answers for any name (a name
+outside the table gets the default model's behaviour). Deliberately left out: Fable, Mythos, Opus 5.x
+and Haiku 5.5 (the course uses none of them), long-context and batch prices, and capabilities.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 CLAUDE_MODEL = "claude-sonnet-5-5"  # a current model of the real API (in the SDK's ModelParam)
+STOP_REASON = "stop_reason"  # input + max_tokens over the window: answered, cut at the window
+REFUSE = "refuse"  # input + max_tokens over the window: the 400 "input length and `max_tokens` ..."
+WINDOW_EXCEEDED = "model_context_window_exceeded"  # the SDK's StopReason value
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model's documented limits and prices (USD per million tokens); None where no source says."""
+
+    id: str
+    name: str
+    window: int | None  # input context window, tokens
+    max_output: int | None  # the largest max_tokens
+    input_price: float | None
+    output_price: float | None
+    cache_write_5m: float | None
+    cache_write_1h: float | None
+    cache_read: float | None
+    cache_minimum: int | None  # the shortest prefix the cache writes, tokens
+    overflow: str  # STOP_REASON or REFUSE
+    status: str  # "active", "legacy", "deprecated" or "retired" (with its date)
+    tokenizer: str
+    source: str
+
+
+def _doc(slug: str) -> str:
+    return f"https://platform.claude.com/docs/en/models/{slug}/overview"
+
+
+CLAUDE_5_TOKENIZER = "Claude 5 tokenizer: about 30% more tokens than earlier models for the same text"
+EARLIER_TOKENIZER = "the tokenizer before Claude 5"
+
+# fmt: off
+MODELS: dict[str, Model] = {
+    m.id: m
+    for m in (
+        Model("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
+              None, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5")),
+        Model("claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
+              None, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5")),
+        Model("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5.0, 25.0, 6.25, 10.0, 0.5,
+              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-6")),
+        Model("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5.0, 25.0, 6.25, 10.0, 0.5,
+              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-5")),
+        Model("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1.0, 5.0, 1.25, 2.0, 0.1,
+              4096, STOP_REASON, "active", EARLIER_TOKENIZER, "https://platform.claude.com/docs/en/models/overview"),
+        Model("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3.0, 15.0, 3.75, 6.0, 0.3,
+              1024, STOP_REASON, "retired 2026-11-30", EARLIER_TOKENIZER, _doc("sonnet-4-5")),
+        Model("claude-sonnet-4-20250514", "Claude Sonnet 4", None, None, None, None, None, None, None,
+              1024, REFUSE, "retired 2026-06-15", EARLIER_TOKENIZER,
+              "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"),
+    )
+}
+ALIASES = {"claude-haiku-4-5-20251001": "claude-haiku-4-5", "claude-opus-4-5-20251101": "claude-opus-4-5",
+           "claude-sonnet-4-5-20250929": "claude-sonnet-4-5", "claude-sonnet-4-0": "claude-sonnet-4-20250514"}
+# fmt: on
 
 
 def default_model() -> str:
     """The model to ask for: ``COMPACTION_MODEL`` when set, else ``CLAUDE_MODEL``."""
     return os.environ.get("COMPACTION_MODEL", "").strip() or CLAUDE_MODEL
+
+
+def model(name: str) -> Model | None:
+    """The table's row for a model id or alias, or None for a name the table does not hold."""
+    return MODELS.get(ALIASES.get(name, name))
+
+
+def behaves_as(name: str) -> Model:
+    """The row whose behaviour the offline server gives ``name``: its own, else the default model's."""
+    return model(name) or MODELS[CLAUDE_MODEL]
 
 
 DEFAULT_MODEL = default_model()  # fixed at import

@@ -1,6 +1,8 @@
 """Token counting: characters/4, cl100k through tiktoken, the API's count_tokens, and usage anchoring.
 
-None of these is Claude's own tokenizer, which is not public: characters/4 is the cheap guess,
+None of these is Claude's own tokenizer, which is not public (the token-counting page offers only
+the ``count_tokens`` endpoint) and changes between models (Claude Sonnet 5's notes report about 30%
+more tokens for the same text: ``compaction.core.models``): characters/4 is the cheap guess,
 cl100k is a real BPE that lands closer, and the API's ``count_tokens`` is itself documented as an
 estimate that can differ from the real input by a small amount. The figure that is billed and
 checked against the window is the response's ``usage``: with prompt caching, ``input_tokens`` plus

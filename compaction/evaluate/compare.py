@@ -19,7 +19,7 @@ from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import KINDS, Probe, load_probes
 from compaction.evaluate.replay.turns import Replay, replay_messages, replay_offline
-from compaction.evaluate.strategies import STRATEGIES
+from compaction.evaluate.strategies import COMPARED
 from compaction.importers import load_session
 
 PROBES = Path(__file__).resolve().parent / "probes"
@@ -99,7 +99,7 @@ def default_sessions(quick: bool = False) -> list[Session]:
 
 def run(
     sessions: Iterable[Session],
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = COMPARED,
     on_done: Callable[[Replay], None] | None = None,
 ) -> list[Replay]:
     """Every strategy on every session, in order."""

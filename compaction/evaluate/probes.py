@@ -137,6 +137,8 @@ def message_text(message: Mapping[str, Any]) -> str:
             parts.append(" ".join([str(block.get("name", ""))] + [str(v) for v in args.values()]))
         elif kind == "tool_result":
             parts.append(_NUMBERED.sub("", text_of(block.get("content"))))
+        elif kind == "compaction":  # the server's summary (SDK BetaCompactionBlock), null when it failed
+            parts.append(str(block.get("content") or ""))
     return normalized("\n".join(parts))
 
 

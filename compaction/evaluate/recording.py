@@ -41,7 +41,8 @@ class RecordingClient:
         if key not in self._framing:
             self._framing[key] = framing_tokens(system, tools)
         sent = request.get("messages") or []
-        self.requests.append(Request(tuple(sent), self._framing[key], key, is_summary_request(sent)))
+        summary = is_summary_request(sent) or "compaction" in (request.get("extra_body") or {})
+        self.requests.append(Request(tuple(sent), self._framing[key], key, summary))
         return response
 
     def __getattr__(self, name: str) -> Any:

@@ -9,6 +9,8 @@
 - ``pipeline``: the ``Compactor`` with its defaults (only the window is set).
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
+- ``server summarize``: on-demand compaction by the API over the summary threshold
+  (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
 runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
@@ -23,11 +25,13 @@ from typing import Any
 
 from compaction.core.events import CompactionEvent
 from compaction.core.store import OutputStore
+from compaction.evaluate.server_summarize import ServerSummarize
 from compaction.layers.micro import micro_compact
 from compaction.pipeline.compactor import Compactor
 from compaction.pipeline.recent_turns import RecentTurns
 
-STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
+COMPARED = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
+STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 
 
@@ -91,6 +95,22 @@ class Keeper:
         return run
 
 
+class ServerKeeper(Keeper):
+    """The ``server summarize`` strategy: its layer runs before each call and on the compact tool."""
+
+    def __init__(self, name: str, layer: ServerSummarize):
+        super().__init__(name, lambda m: [("input", m), (name, layer(m))])
+        self.layer = layer
+
+    def counts(self) -> dict[str, int]:
+        """Compactions the server made, counted as summaries."""
+        return {"summary": self.layer.compactions}
+
+    def hooks(self) -> dict[str, Callable[..., Any]]:
+        """Prepare, and the compact tool answered by an on-demand compaction."""
+        return {**super().hooks(), "on_compact": self._watched("compact", self.layer.compact)}
+
+
 def build(
     name: str,
     *,
@@ -116,6 +136,8 @@ def build(
     if name.startswith("masking"):
         keep = int(name.split()[1])
         return Keeper(name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep))])
+    if name == "server summarize":
+        return ServerKeeper(name, ServerSummarize(client, window=window, **settings))
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)

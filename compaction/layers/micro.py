@@ -12,8 +12,8 @@ Every clearing changes a message that was already sent, so a prompt cache is wri
 that message on (the pipeline clears in batches for that reason). Deliberately left out: saving what
 is cleared (the pipeline's transcript keeps it), clearing tool inputs, the API's server-side clearing
 (``clear_tool_uses_20250919``, which also invalidates the cached prefix and costs cache writes, per
-the context-editing docs), and Claude Code's cache-editing micro-compaction, which deletes results
-without rewriting the cached prefix through an internal mechanism that is not a public API feature.
+the context-editing docs), and deleting results without rewriting the cached prefix (no public API
+feature does that: the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations

@@ -3,10 +3,12 @@
 The proactive summary fires at a threshold, but one turn can add more than the room left (a big
 tool output after a small estimate), and then the API refuses the request. ``is_prompt_too_long``
 recognises exactly that refusal (400 "prompt is too long", 413 request too large) and nothing else.
-``reactive_compact`` writes the whole list to a transcript, summarizes all but a pair-safe tail,
-and returns the summary followed by the tail. ``send_with_recovery`` is the loop's part: one
-reactive compaction and one retry, then ``ReactiveCompactFailed`` naming the transcript.
-Deliberately left out: Claude Code's staged retries and its other recovery paths.
+An answer cut off at the window (``stop_reason`` "model_context_window_exceeded", SDK
+``StopReason``) goes the same way as a refusal. ``reactive_compact`` writes the whole list to a
+transcript, summarizes all but a pair-safe tail, and returns the summary followed by the tail.
+``send_with_recovery`` is the loop's part: one reactive compaction and one retry, then
+``ReactiveCompactFailed`` naming the transcript.
+Deliberately left out: more than one retry, and any other recovery path.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.core.api_errors import is_prompt_too_long, too_long_counts  # noqa: F401 - public here too
+from compaction.core.api_errors import (  # noqa: F401 - is_prompt_too_long, too_long_counts: public here too
+    WindowExceeded,
+    is_prompt_too_long,
+    too_long_counts,
+    window_exceeded,
+)
 from compaction.core.failures import ReactiveCompactFailed, SummaryFailed  # noqa: F401 - public here too
 from compaction.core.guards import whole
 from compaction.core.messages import Message, tail_starts, validate
@@ -83,10 +90,13 @@ def send_with_recovery(
     summary_options: dict[str, Any] | None = None,
     **create: Any,
 ) -> tuple[Any, list[Message]]:
-    """Call the model; on "prompt is too long" compact reactively and retry once: (response, list)."""
+    """Call the model; when the list does not fit, compact reactively and retry once: (response, list)."""
 
     def send(sent: list[Message]) -> Any:
-        return client.messages.create(messages=sent, **create)
+        response = client.messages.create(messages=sent, **create)
+        if window_exceeded(response):  # an answer cut at the window: compact and ask again, as for a refusal
+            raise WindowExceeded(response)
+        return response
 
     def compact(refused: list[Message], error: BaseException) -> list[Message]:
         window = context_window or (too_long_counts(error) or (0, None))[1]

@@ -8,25 +8,28 @@ reports it in ``usage`` with the prompt cache's split (``usage``, ``caching``). 
 gives both endpoints the same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``,
 counting each distinct message once.
 
-The ``max_tokens`` check ("input length and `max_tokens` exceed context limit: N + M > W", the
-API's wording in https://github.com/docker/docker-agent/issues/569) runs only for a client that
-asks for it (``x-compaction-max-tokens-check: on``): the course scales windows down to a few
-thousand tokens while its agents keep asking for 4,096 output tokens.
+Input plus ``max_tokens`` over the window is answered per model (``overflow``, from the table in
+``compaction.core.models``): the default model answers and stops at the window with ``stop_reason``
+"model_context_window_exceeded"; a model documented to refuse gets the 400. A client can ask for the
+400 whatever the model (``x-compaction-max-tokens-check: on``). The server's own options, which the
+real API does not have: ``x-compaction-course-scale: on`` lifts the 50,000-token minimum of the
+compaction trigger (``context_config``), ``x-compaction-clear-in-rounds: on`` clears tool uses in
+rounds (``context_edits``).
 Deliberately left out: streaming, batches, images' real token cost, extended thinking.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from typing import Any
 
 from compaction.core.messages import blocks
+from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
-from compaction.offline import scenario, server_compaction
+from compaction.offline import diagnostics, on_demand, overflow, scenario, server_compaction
 from compaction.offline.caching import PromptCache, canonical
-from compaction.offline.context_config import ClearToolUses, Compact
+from compaction.offline.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact, betas_of  # noqa: F401
 from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
 from compaction.offline.request import Request, checked
@@ -38,6 +41,12 @@ HEADER_SCENARIO = "x-compaction-scenario"
 HEADER_SEED = "x-compaction-seed"
 HEADER_MAX_TOKENS_CHECK = "x-compaction-max-tokens-check"
 HEADER_CACHE_SCOPE = "x-compaction-cache-scope"  # stands for the API's per-organization caches
+HEADER_CLEAR_IN_ROUNDS = "x-compaction-clear-in-rounds"  # the server's own: cache-friendly clearing
+
+
+def is_on(headers: Any, name: str) -> bool:
+    """True when the header ``name`` says ``on``."""
+    return str(headers.get(name, "") or "").lower() == "on"
 
 
 def _key(value: Any) -> bytes:
@@ -94,7 +103,9 @@ def config(headers: Any) -> tuple[int, str, int]:
     return window, name, seed
 
 
-def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Compact | None]:
+def edited(
+    counts: TokenCounts, request: Request, rounds: bool = False
+) -> tuple[list, list[dict], Compact | None]:
     """(the messages the model sees, the applied_edits entries, the compaction edit if any)."""
     view = server_compaction.from_last_compaction(request.messages)
     applied, compact = [], None
@@ -107,7 +118,7 @@ def edited(counts: TokenCounts, request: Request) -> tuple[list, list[dict], Com
             compact = edit
             continue
         if isinstance(edit, ClearToolUses):
-            view, entry = clear_tool_uses(view, edit, count)
+            view, entry = clear_tool_uses(view, edit, count, rounds=rounds)
         else:
             view, entry = clear_thinking(view, edit, count)
         if entry:
@@ -119,7 +130,7 @@ def count_tokens(counts: TokenCounts, body: Any, headers: Any) -> dict:
     """The body of a count_tokens answer; with context_management, also the count before it."""
     config(headers)
     request = checked(body, headers, create=False)
-    view, _, _ = edited(counts, request)
+    view, _, _ = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
     answer: dict = {"input_tokens": counts.count(view, request.system, request.tools)}
     if "context_management" in body and body["context_management"] is not None:
         original = counts.count(request.messages, request.system, request.tools)
@@ -127,20 +138,90 @@ def count_tokens(counts: TokenCounts, body: Any, headers: Any) -> dict:
     return answer
 
 
-def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> dict:
-    """The body of a messages answer: the scenario's turn, or a RequestError in the API's words."""
-    window, name, seed = config(headers)
+_FINGERPRINTS = diagnostics.Fingerprints()  # for callers without a server of their own
+
+
+def create(
+    counts: TokenCounts,
+    cache: PromptCache,
+    body: Any,
+    headers: Any,
+    fingerprints: diagnostics.Fingerprints | None = None,
+) -> dict:
+    """The body of a messages answer: the scenario's turn, or a RequestError in the API's words.
+
+    With ``compaction`` the answer is an on-demand compaction (``on_demand``); with ``diagnostics``
+    it says why the prefix of the named earlier request could not be reused (``diagnostics``).
+    """
+    config(headers)
     request = checked(body, headers, create=True)
-    view, applied, compact = edited(counts, request)
+    wants, previous = diagnostics.previous_id(body)
+    summarize = on_demand.parse(body, betas_of(headers))
+    if summarize is None:
+        answer = _turn(counts, cache, body, headers, request)
+    else:
+        answer = _compaction(counts, body, headers, request, summarize)
+    if wants:
+        store = _FINGERPRINTS if fingerprints is None else fingerprints
+        scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
+        head = counts.head(request.system, request.tools)
+        tools_only = counts.head(None, request.tools)
+        now = diagnostics.fingerprint(body, request.messages, head, tools_only, counts.message)
+        before = store.get(scope, previous) if previous is not None else None
+        reason = diagnostics.cache_miss_reason(before, now) if previous is not None else None
+        answer["diagnostics"] = {"cache_miss_reason": reason} if reason is not None else None
+        store.put(scope, answer["id"], now)
+    return answer
+
+
+def _within_window(counts: TokenCounts, headers: Any, request: Request, view: list, model: str) -> int:
+    """The tokens of what the model sees; a RequestError when they, or they with max_tokens, do not fit."""
+    window = config(headers)[0]
     used = counts.count(view, request.system, request.tools)
     if used > window:
         raise RequestError(f"prompt is too long: {used} tokens > {window} maximum")
-    if str(headers.get(HEADER_MAX_TOKENS_CHECK, "")).lower() == "on" and used + request.max_tokens > window:
-        raise RequestError(
-            f"input length and `max_tokens` exceed context limit: {used} + {request.max_tokens} > {window}, "
-            "decrease input length or `max_tokens` and try again"
-        )
+    forced = is_on(headers, HEADER_MAX_TOKENS_CHECK)
+    overflow.check_room(model, used, request.max_tokens, window, force_refusal=forced)
+    return used
+
+
+def _compaction(
+    counts: TokenCounts, body: dict, headers: Any, request: Request, summarize: on_demand.Summarize
+) -> dict:
+    """An on-demand compaction's answer: only the signed block, usage as ``compact_20260112`` reports it."""
+    seed = config(headers)[2]
+    view = server_compaction.from_last_compaction(request.messages)
+    _within_window(counts, headers, request, view, str(body["model"]))
+    summary_request = on_demand.summary_request(request.messages, summarize.instructions)
+    block = on_demand.compaction_block(summary_request, summarize.instructions)
+    usage = zero_usage()
+    usage["iterations"] = [  # uncached, as for compact_20260112 (see server_compaction)
+        {
+            "type": "compaction",
+            "input_tokens": counts.count(summary_request, request.system, request.tools),
+            "output_tokens": count_text(block["content"], "tiktoken"),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+    ]
+    return {
+        "id": on_demand.message_id(request.messages, seed),
+        "type": "message",
+        "role": "assistant",
+        "model": str(body["model"]),
+        "content": [block],
+        "stop_reason": "compaction",
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, request: Request) -> dict:
+    """The answer to an ordinary request: context edits, the scenario's turn, cached usage."""
+    window, name, seed = config(headers)
     model = str(body["model"])
+    view, applied, compact = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
+    used = _within_window(counts, headers, request, view, model)
     taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
     content: list[dict] = []
     iterations: list[dict] = []
@@ -163,16 +244,16 @@ def create(counts: TokenCounts, cache: PromptCache, body: Any, headers: Any) -> 
             stop_reason = "compaction"
     usage = zero_usage()
     if stop_reason is None:
-        turn, stop_reason = scenario.respond(
-            name, server_compaction.for_the_model(view), tools=request.tools, seed=seed, taken=taken
-        )
+        shown, room = server_compaction.for_the_model(view), window - used
+        options = {"tools": request.tools, "seed": seed, "taken": taken, "room": room}
+        turn, stop_reason = scenario.respond(name, shown, **options)
+        turn, stop_reason, output = overflow.fit(turn, stop_reason, room)
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
         head = counts.head(request.system, request.tools)
-        usage = cached_usage(cache, request, view, model, scope, head, counts.message)
-        usage["output_tokens"] = sum(
-            count_text(b["text"] if b["type"] == "text" else json.dumps(b), "tiktoken") for b in turn
-        )
+        minimum = behaves_as(model).cache_minimum  # None: the cache's own default
+        usage = cached_usage(cache, request, view, model, scope, head, counts.message, minimum)
+        usage["output_tokens"] = output
         if compact is not None:
             iterations.append(
                 {"type": "message", **{k: v for k, v in usage.items() if k != "cache_creation"}}

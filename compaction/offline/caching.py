@@ -6,8 +6,10 @@ including a block marked ``cache_control``; the system checks whether that prefi
 cached from a recent query" and reads it, otherwise it processes the prompt and caches the prefix;
 an earlier change anywhere in the prefix is a miss; the lookback checks about 20 block boundaries
 before each breakpoint for an earlier hit; a 5-minute lifetime by default, ``ttl: "1h"`` for an
-hour, refreshed each time the entry is read; a minimum cacheable length (1,024 tokens for the
-Sonnet and Opus models of the page's table). (The prices, writes 1.25x or 2x the base input price
+hour, refreshed each time the entry is read; a minimum cacheable length per model (4,096 tokens
+for Claude Opus 4.5/4.6 and Haiku 4.5, 1,024 for Sonnet 4.5/4.6; the page's list as quoted in
+anthropics/anthropic-sdk-python#1194; each model's figure is ``compaction.core.models.MODELS``; a prefix
+shorter than it is neither written nor read). (The prices, writes 1.25x or 2x the base input price
 and reads 0.1x, are the client's business: ``compaction.agent.server_side.input_cost``.) At most four
 breakpoints ("A maximum of 4 blocks with
 cache_control may be provided. Found 5.", the API's wording as reported in
@@ -15,8 +17,9 @@ https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input i
 ``cache_read_input_tokens``, ``cache_creation_input_tokens`` (with its ``cache_creation`` 5m/1h
 breakdown, SDK ``BetaCacheCreation``) and ``input_tokens``, the rest after the last breakpoint.
 
-The clock is a parameter, so a test moves time instead of waiting. Deliberately left out: the
-per-model minimums other than 1,024 and the rule that 1-hour entries must precede 5-minute ones.
+The clock is a parameter, so a test moves time instead of waiting. The server's own choice: a
+model without a documented minimum (the Claude 5 models) gets ``MIN_CACHEABLE_TOKENS``, 1,024.
+Deliberately left out: the rule that 1-hour entries must precede 5-minute ones.
 The API keeps caches apart between organizations; here a client's ``x-compaction-cache-scope``
 header plays that part (no header: one shared scope), so sessions played side by side never read
 each other's entries.
@@ -130,11 +133,15 @@ class PromptCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def account(self, prefix: Prefix, tokens_to: Callable[[int], int], total: int) -> dict:
+    def account(
+        self, prefix: Prefix, tokens_to: Callable[[int], int], total: int, min_tokens: int | None = None
+    ) -> dict:
         """The request's usage split (read, written by lifetime, uncached); records what it writes.
 
-        ``tokens_to(k)`` is the input tokens of the request's prefix ending with block ``k``.
+        ``tokens_to(k)`` is the input tokens of the request's prefix ending with block ``k``;
+        ``min_tokens`` the model's minimum cacheable length (None: this cache's own).
         """
+        minimum = self.min_tokens if min_tokens is None else min_tokens
         marks = prefix.breakpoints()
         usage = {"input_tokens": total, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
         usage["cache_creation"] = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
@@ -159,7 +166,7 @@ class PromptCache:
             written, start = 0, read
             for b in marks:
                 end = tokens_to(b)
-                if b <= hit or end < self.min_tokens:
+                if b <= hit or end < minimum:
                     continue
                 ttl = prefix.ttls[b]
                 self._entries[prefix.digests[b]] = (now + TTL_SECONDS[ttl], ttl)

@@ -6,12 +6,15 @@ triggers at 100,000 input tokens and keeps 3 tool uses
 (https://platform.claude.com/docs/en/build-with-claude/context-editing), ``clear_thinking_20251015``
 keeps the thinking of the last assistant turn (same page), ``compact_20260112`` triggers at
 150,000 input tokens (the SDK's docstring of ``trigger``;
-https://platform.claude.com/docs/en/build-with-claude/compaction). A wrong shape is a 400 that
-names the field in pydantic's words (``context_management.edits.0.keep.value: Input should be a
-valid integer``), the form the API uses for its other field errors; the exact texts for the beta
-header and the unknown tag are the server's own. Deliberately left out: any lower bound the real
-API may set on the compaction trigger (the SDK's types state none, and the course's windows are
-scaled down to a few thousand tokens).
+https://platform.claude.com/docs/en/build-with-claude/compaction), and "`value` must be at least
+50,000 tokens" (same page). A wrong shape is a 400 that names the field in pydantic's words
+(``context_management.edits.0.keep.value: Input should be a valid integer``), the form the API uses
+for its other field errors; a compaction trigger under the minimum gets the API's own wording,
+``context_management.edits.0.compact_20260112: trigger.value must be at least 50000`` (quoted in
+https://github.com/LionSR/TeXRA/pull/2625); the exact texts for the beta header and the unknown tag
+are the server's own. The course scales its windows down to a few thousand tokens, so the server
+has an option of its own that the real API does not: with ``x-compaction-course-scale: on`` a
+compaction trigger needs only to be positive.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ CLEAR_TOOL_USES = "clear_tool_uses_20250919"
 CLEAR_THINKING = "clear_thinking_20251015"
 COMPACT = "compact_20260112"
 BETA_OF = {CLEAR_TOOL_USES: BETA_CONTEXT, CLEAR_THINKING: BETA_CONTEXT, COMPACT: BETA_COMPACT}
+COMPACT_MIN_TRIGGER = 50_000  # the compaction page: "`value` must be at least 50,000 tokens"
+HEADER_COURSE_SCALE = "x-compaction-course-scale"  # the offline server's own: triggers under the minimum
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,12 @@ def betas_of(headers: Any) -> set[str]:
     return {b.strip() for b in (headers.get("anthropic-beta") or "").split(",") if b.strip()}
 
 
-def parse(value: Any, betas: set[str]) -> list[Edit]:
+def course_scale(headers: Any) -> bool:
+    """True when the client asked for the server's course scale (``x-compaction-course-scale: on``)."""
+    return str(headers.get(HEADER_COURSE_SCALE, "") or "").lower() == "on"
+
+
+def parse(value: Any, betas: set[str], *, course_scaled: bool = False) -> list[Edit]:
     """The edits of a ``context_management`` value, or a RequestError naming the wrong field."""
     where = "context_management"
     if value is None:
@@ -77,6 +87,11 @@ def parse(value: Any, betas: set[str]) -> list[Edit]:
     if not isinstance(edits, list):
         raise RequestError(f"{where}.edits: Input should be a valid list")
     parsed = [_edit(edit, f"{where}.edits.{i}") for i, edit in enumerate(edits)]
+    for i, edit in enumerate(parsed):
+        if isinstance(edit, Compact) and edit.trigger < COMPACT_MIN_TRIGGER and not course_scaled:
+            raise RequestError(
+                f"{where}.edits.{i}.{COMPACT}: trigger.value must be at least {COMPACT_MIN_TRIGGER}"
+            )
     for i, edit in enumerate(parsed):
         if BETA_OF[edit.type] not in betas:
             raise RequestError(

@@ -9,18 +9,25 @@ its full history; and clearing "invalidates cached prompt prefixes" from the cle
 (``caching`` sees that by itself: the edited prefix hashes differently). ``clear_thinking_20251015``
 removes thinking blocks from all but the last ``keep`` assistant turns.
 
+``keep`` means what the SDK says, the "number of tool uses to retain in the conversation"
+(``BetaToolUsesKeepParam``): once the request is over the trigger, every tool use but the newest
+``keep`` is cleared (24 tool uses, ``keep`` 3: 21 cleared, 3 keep their results).
+
 The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
 the newest tool uses of every tool, excluded tools included (an excluded use among the newest
 ``keep`` takes one of the kept places); the uses of an excluded tool are never cleared ("Tool
-names whose uses are preserved from clearing", SDK ``exclude_tools``), and, never cleared, they
-always count toward a ``tool_uses`` trigger; a round that would remove no tokens does not happen;
-a turn made only of thinking keeps it (an empty turn would be refused). How the API decides when
-to clear again is not documented; the docs do say that after a clear "subsequent requests can
-reuse the newly cached prefix", which a stateless server can only honour by clearing in rounds:
-the conversation is replayed turn by turn, and a new round clears only when the context *as
-already cleared* exceeds the trigger again (and gains ``clear_at_least``). Each edit reports the
-tool uses cleared in the request and the tokens that removed, counted as the rest of the server
-counts.
+names whose uses are preserved from clearing", SDK ``exclude_tools``), and they count toward a
+``tool_uses`` trigger; a clearing that would remove no tokens does not happen; a turn made only of
+thinking keeps it (an empty turn would be refused). Each edit reports the tool uses cleared in the
+request and the tokens that removed, counted as the rest of the server counts.
+
+An option of the offline server that the real API does not have, off by default
+(``x-compaction-clear-in-rounds: on``, ``rounds=True``): clearing in *rounds*. How the API decides
+when to clear again is not documented; the docs say that after a clear "subsequent requests can
+reuse the newly cached prefix". With rounds the conversation is replayed turn by turn, and a new
+round clears only when the context *as already cleared* exceeds the trigger again (and gains
+``clear_at_least``), so the cleared prefix stays the same between rounds and is read from the
+cache; a round can leave more than ``keep`` results in place.
 """
 
 from __future__ import annotations
@@ -45,10 +52,15 @@ def tool_uses(messages: list) -> list[tuple[int, int, dict]]:
     return found
 
 
-def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[list, dict | None]:
+def clear_tool_uses(
+    messages: list, edit: ClearToolUses, count: Count, *, rounds: bool = False
+) -> tuple[list, dict | None]:
     """(messages after the edit, its applied_edits entry or None when it did not apply).
 
-    Clearing happens in rounds, replayed from the start of the conversation: after each user turn,
+    Without ``rounds``: over the trigger, all but the newest ``keep`` tool uses (and those of
+    excluded tools) are cleared, provided that removes more than 0 and at least ``clear_at_least``
+    tokens. With ``rounds`` (the server's own option), clearing happens in rounds, replayed from
+    the start of the conversation: after each user turn,
     if the context as already cleared exceeds the trigger (``input_tokens``: its tokens;
     ``tool_uses``: the tool uses sent and not cleared), every tool use but the newest ``keep`` and
     those of excluded tools is cleared, provided that removes more than 0 and at least
@@ -57,6 +69,8 @@ def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[
     """
     uses = tool_uses(messages)
     names = {b["id"]: b.get("name") for _, _, b in uses}
+    if not rounds:
+        return _clear_once(messages, [b["id"] for _, _, b in uses], names, edit, count)
     head = count([])
     ids = [_ids(m) for m in messages]  # message index -> tool_use ids its blocks mention
     cleared: set[str] = set()  # tool_use ids cleared by the rounds so far
@@ -99,6 +113,21 @@ def clear_tool_uses(messages: list, edit: ClearToolUses, count: Count) -> tuple[
         "cleared_input_tokens": count(messages) - count(edited),
     }
     return edited, entry
+
+
+def _clear_once(messages: list, sent: list[str], names: dict, edit: ClearToolUses, count: Count):
+    """The documented edit: over the trigger, clear every tool use but the newest ``keep``."""
+    kind, threshold = edit.trigger
+    before = count(messages)
+    if (before if kind == "input_tokens" else len(sent)) <= threshold:
+        return messages, None
+    older = sent[: max(0, len(sent) - edit.keep)]
+    cleared = {u for u in older if names[u] not in edit.exclude_tools}
+    edited = _apply(messages, cleared, names, edit)
+    gain = before - count(edited)
+    if not cleared or gain <= 0 or gain < edit.clear_at_least:
+        return messages, None
+    return edited, {"type": edit.type, "cleared_tool_uses": len(cleared), "cleared_input_tokens": gain}
 
 
 def _ids(message: dict) -> set[str]:

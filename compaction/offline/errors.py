@@ -16,12 +16,17 @@ import hashlib
 class RequestError(Exception):
     """A request the API would refuse with HTTP 400 ``invalid_request_error``."""
 
+    details: dict | None = None  # the error body's ``details`` (``error_code`` and more), if any
+
 
 def request_id(raw: bytes) -> str:
     """A request id in the API's form, ``req_`` + 24 characters, derived from the request's bytes."""
     return "req_offline" + hashlib.sha256(raw).hexdigest()[:17]
 
 
-def error_body(kind: str, message: str, rid: str) -> dict:
+def error_body(kind: str, message: str, rid: str, details: dict | None = None) -> dict:
     """The API's error body: ``{"type": "error", "error": {type, message}, "request_id": ...}``."""
-    return {"type": "error", "error": {"type": kind, "message": message}, "request_id": rid}
+    error: dict = {"type": kind, "message": message}
+    if details:
+        error["details"] = dict(details)  # read by the SDK's message threads (``_error_details``)
+    return {"type": "error", "error": error, "request_id": rid}

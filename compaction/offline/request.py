@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import InvalidConversation, blocks, validate
-from compaction.offline.context_config import Edit, betas_of, parse
+from compaction.offline.context_config import Edit, betas_of, course_scale, parse
 from compaction.offline.errors import RequestError
+from compaction.offline.fields import check_fields
+from compaction.offline.on_demand import check_blocks, opens_with_compaction
 from compaction.offline.turns import merge_turns
 
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
@@ -49,6 +51,7 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
     """The request, turns merged, or a RequestError in the API's wording naming the field."""
     if not isinstance(body, dict):
         raise RequestError("body: Input should be a valid dictionary")
+    check_fields(body, create=create)
     for name in ("model", "messages") + (("max_tokens",) if create else ()):
         if name not in body:
             raise RequestError(f"{name}: Field required")
@@ -64,15 +67,21 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
     if auto is not None and not (isinstance(auto, dict) and auto.get("type") == "ephemeral"):
         raise RequestError("cache_control.type: Input should be 'ephemeral'")
     merged, origin = merge_turns(body["messages"] if isinstance(body["messages"], list) else [])
+    check_blocks(body["messages"])
+    # an on-demand compaction block is sent first, in place of what it summarizes (on_demand):
+    # the list is judged as if a user turn came before it
+    lead = [{"role": "user", "content": "."}] if opens_with_compaction(merged) else []
     try:
-        validate(merged if isinstance(body["messages"], list) else body["messages"])
+        validate(lead + merged if isinstance(body["messages"], list) else body["messages"])
     except InvalidConversation as error:
-        if error.index is not None and error.index < len(origin):
+        if error.index is not None:
+            error.index -= len(lead)
+        if error.index is not None and 0 <= error.index < len(origin):
             error.index = origin[error.index]
         raise RequestError(error.api_message) from error
     _check_tool_use_ids(body["messages"])
     system, system_blocks = system_of(body.get("system"))
-    edits = parse(body.get("context_management"), betas_of(headers))
+    edits = parse(body.get("context_management"), betas_of(headers), course_scaled=course_scale(headers))
     return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
 
 

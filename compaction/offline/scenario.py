@@ -19,6 +19,7 @@ import re
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
 from compaction.offline import plan, state
+from compaction.offline.one_tool import one_tool
 from compaction.offline.summarizer import is_summary_request, summarize
 
 TASK = plan.TASK
@@ -131,15 +132,21 @@ def textstats(
     return content, "tool_use"
 
 
-SCENARIOS = {DEFAULT_SCENARIO: textstats}  # scenario name -> function playing it
+SCENARIOS = {DEFAULT_SCENARIO: textstats, "one_tool": one_tool}  # scenario name -> function playing it
 
 
 def respond(
-    name: str, messages: list, *, tools: list, seed: int = 0, taken: set[str] | None = None
+    name: str,
+    messages: list,
+    *,
+    tools: list,
+    seed: int = 0,
+    taken: set[str] | None = None,
+    room: int | None = None,
 ) -> tuple[list[dict], str]:
-    """The offline model's answer: a summary for a summary request, else the scenario's turn."""
+    """The offline model's answer: a summary (within ``room`` tokens) for a summary request, else a turn."""
     if is_summary_request(messages):
-        return [text(summarize(messages))], "end_turn"
+        return [text(summarize(messages, room))], "end_turn"
     return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
 
 

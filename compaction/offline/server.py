@@ -20,7 +20,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compaction.offline import api, models
+from compaction.offline import api, diagnostics, models
 from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
 from compaction.offline.caching import PromptCache
 from compaction.offline.errors import RequestError, error_body, request_id
@@ -32,6 +32,7 @@ class OfflineServer:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.tokens = api.TokenCounts()
         self.cache = PromptCache(clock)  # cached prompt prefixes, shared by every client
+        self.fingerprints = diagnostics.Fingerprints()  # requests that asked for cache diagnostics
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()  # open keep-alive sockets, closed on stop
@@ -97,7 +98,9 @@ class OfflineServer:
 
 def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
     routes = {
-        "/v1/messages": lambda body, headers: api.create(server.tokens, server.cache, body, headers),
+        "/v1/messages": lambda body, headers: api.create(
+            server.tokens, server.cache, body, headers, server.fingerprints
+        ),
         "/v1/messages/count_tokens": lambda body, headers: api.count_tokens(server.tokens, body, headers),
     }
 
@@ -153,7 +156,8 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
             try:
                 return self._send(200, compute())
             except RequestError as error:
-                return self._send(400, error_body("invalid_request_error", str(error), self.rid))
+                body = error_body("invalid_request_error", str(error), self.rid, error.details)
+                return self._send(400, body)
             except Exception as error:  # noqa: BLE001 - a bug here must reach the client as a 500
                 message = f"offline server error: {type(error).__name__}: {error}"
                 return self._send(500, error_body("api_error", message, self.rid))

@@ -7,6 +7,10 @@ conversation holds: the first user text, the tool calls made (files read, edited
 results that failed, the agent's own words, and the scripted plan for what is still pending.
 A previous summary found in the input is carried over (its request, files, errors, messages).
 Only Current Work quotes the ``[step N]`` marker, so the scenario resumes from it.
+The offline summarizer's own choice, where a real model would simply be cut at the window (stop
+reason "model_context_window_exceeded"): given ``limit``, the tokens left in the window, an answer
+that would not fit is shortened to fit: the analysis first, lines cut to 160 characters, then the
+last lines of the longest sections (Current Work keeps all of its lines, every section its heading).
 Deliberately left out: any judgement; nothing is paraphrased, it is all copied and truncated.
 """
 
@@ -16,6 +20,7 @@ import re
 
 from compaction.core.messages import blocks
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS
+from compaction.core.tokens import count_text
 from compaction.offline import plan, state
 from compaction.offline.extract import facts as conversation_facts
 from compaction.offline.extract import neutral, short
@@ -59,7 +64,7 @@ def _dedupe(lines: list[str]) -> list[str]:
     return [line for line in dict.fromkeys(lines) if line not in PLACEHOLDERS]
 
 
-def summarize(messages: list) -> str:
+def summarize(messages: list, limit: int | None = None) -> str:
     """The full answer to a summary request: ``<analysis>`` then ``<summary>`` with nine sections."""
     convo = _conversation(messages)
     user_texts, previous = [], {}
@@ -98,10 +103,40 @@ def summarize(messages: list) -> str:
         + ("; a previous summary was carried over." if previous else ".")
         + (f"\n- The work stopped at step {last[0]}." if last else "")
     )
+    answer = _written(analysis, sections)
+    if limit is None or count_text(answer, "tiktoken") <= limit:
+        return answer
+    return _shortened(sections, limit)
+
+
+def _written(analysis: str | None, sections: dict[str, list[str]]) -> str:
     body = "\n\n".join(
         f"{i}. {name}:\n" + "\n".join(lines) for i, (name, lines) in enumerate(sections.items(), 1)
     )
-    return f"<analysis>\n{analysis}\n</analysis>\n\n<summary>\n{body}\n</summary>"
+    head = f"<analysis>\n{analysis}\n</analysis>\n\n" if analysis is not None else ""
+    return f"{head}<summary>\n{body}\n</summary>"
+
+
+def _shortened(sections: dict[str, list[str]], limit: int) -> str:
+    """The summary without its analysis, lines dropped from the longest sections until it fits."""
+    sections = {
+        name: lines if name == "Current Work" else [_cut(line, 160) for line in lines]
+        for name, lines in sections.items()
+    }
+    answer = _written(None, sections)
+    while count_text(answer, "tiktoken") > limit:
+        cuttable = [n for n, lines in sections.items() if n != "Current Work" and lines]
+        if not cuttable:
+            break  # as short as it gets: the window cuts the rest
+        longest = max(cuttable, key=lambda n: sum(count_text(line, "tiktoken") for line in sections[n]))
+        sections[longest].pop()
+        answer = _written(None, sections)
+    return answer
+
+
+def _cut(line: str, limit: int) -> str:
+    """A line cut to ``limit`` characters with "...", its indentation kept."""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _merge_files(previous: list[str], files: dict[str, list[str]]) -> list[str]:

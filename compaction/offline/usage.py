@@ -37,6 +37,7 @@ def cached_usage(
     scope: str,
     head: int,
     tokens_of: Callable[[dict], int],
+    min_tokens: int | None = None,
 ) -> dict:
     """``usage`` for the request the model saw, split into cache reads, writes and the rest."""
     if request.auto_cache and view:  # the top-level cache_control marks the last block
@@ -65,4 +66,4 @@ def cached_usage(
         partial = message_tokens({**shown[i], "content": content[: j + 1]}, "tiktoken")
         return min(starts[i + 1], starts[i] + partial)
 
-    return cache.account(prefix, tokens_to, total)
+    return cache.account(prefix, tokens_to, total, min_tokens)

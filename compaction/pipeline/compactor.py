@@ -16,7 +16,8 @@ the threshold. The triggers:
   breaks the API's prompt cache from that message on, so old results are cleared in batches, not
   one per turn: the idea behind the API's own ``clear_at_least``.
 - summary: the estimate is over ``context_window - reserve_output - buffer`` (Claude Code: 13,000
-  tokens of buffer on a 200K window; scaled down for small windows).
+  tokens of buffer on a 200K window, per ``compaction.layers.triggers``' sources; scaled down for small
+  windows).
 
 Every summary (automatic, reactive, manual) keeps the user's instructions word for word
 (``compaction.layers.instructions``). Two summaries in a row that leave the estimate over the threshold
@@ -32,9 +33,9 @@ some messages (a replayed session), and what leaves among those is not written a
 ``max_failures`` consecutive failed summaries the circuit breaker opens: automatic summarizing
 stops and an event says so.
 
-Deliberately left out: Claude Code's context collapse, session-memory compaction, time-based
-micro-compaction and its cache-editing micro-compaction (an internal mechanism, not a feature of the
-public API: the SDK's types have no ``cache_edits``); summarizing in the background.
+Deliberately left out: summarizing in the background, and any mechanism of Claude Code that its docs
+do not describe (editing the cache without rewriting the prefix is no feature of the public API:
+the SDK's types have no ``cache_edits``).
 """
 
 from __future__ import annotations

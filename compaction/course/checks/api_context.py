@@ -3,9 +3,11 @@
 ``check_clear_edit`` holds the chapter's edit builder to whole-token values of the window, the
 SDK's field shapes, and the offline server's acceptance.
 ``check_cache_breaks`` is differential against ``server_side.cache_breaks`` on recorded and
-handmade ledgers. ``check_edits_for_budget`` runs the offline agent under the learner's edits and
-holds the session to a budget of cache breaks without overflowing. ``check_predict_cleared``
-compares a prediction of ``cleared_tool_uses`` with what the offline server reports.
+handmade ledgers. ``check_edits_for_budget`` refuses a trigger that leaves no room below the window
+for the answer the session asks (``run_agent``'s ``max_tokens``), then runs the offline agent under
+the learner's edits, with the server clearing in rounds (its own option), and holds the session to
+a budget of cache breaks without overflowing. ``check_predict_cleared`` compares a prediction of
+``cleared_tool_uses`` with what the offline server reports when it clears in rounds.
 ``check_client_keeps`` is differential against ``server_side.client_keeps``.
 Deliberately left out: predictions of ``cleared_input_tokens``, which need the server's counter.
 """
@@ -13,9 +15,11 @@ Deliberately left out: predictions of ``cleared_input_tokens``, which need the s
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable
 
 from compaction.agent.backend import connect
+from compaction.agent.loop import run_agent
 from compaction.agent.server_side import Ledger, cache_breaks, client_keeps, run_session
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
@@ -28,6 +32,8 @@ TOOLS = [
     for name in ("read_file", "bash", "grep")
 ]
 CONTEXT_BETA = "context-management-2025-06-27"
+ANSWER_TOKENS = inspect.signature(run_agent).parameters["max_tokens"].default  # what each call asks for
+ROUNDS = {"clear_in_rounds": True}  # the offline server's own option (compaction.offline.context_edits)
 
 
 # ---------------------------------------------------------------- the chapter's edit
@@ -136,7 +142,16 @@ def _within_budget(fn: Callable, budget: int) -> None:
     assert isinstance(edits, list) and edits, "return a list of edits (dicts), at least one"
     kinds = {e.get("type") for e in edits}
     assert kinds == {"clear_tool_uses_20250919"}, f"use clear_tool_uses_20250919 only, not {sorted(kinds)}"
-    ledger, result = run_session(edits, window=WINDOW, turns=TURNS)
+    for edit in edits:
+        trigger = edit.get("trigger") or {}
+        if trigger.get("type", "input_tokens") == "input_tokens" and "value" in trigger:
+            room = WINDOW - ANSWER_TOKENS
+            assert trigger["value"] <= room, (
+                f"trigger {trigger['value']:,} leaves no room for the answer: every call asks max_tokens "
+                f"{ANSWER_TOKENS:,}, and {trigger['value']:,} + {ANSWER_TOKENS:,} > the {WINDOW:,}-token "
+                f"window; at most {room:,}"
+            )
+    ledger, result = run_session(edits, window=WINDOW, turns=TURNS, server_options=ROUNDS)
     assert result.error is None, f"the session ended early at call {len(ledger.sent)}: {result.error}"
     breaks = ledger.cache_breaks()
     more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
@@ -199,7 +214,7 @@ PREDICTIONS = [  # (name, session size, tools cycled, edit)
 
 def server_cleared(messages: list, edit: dict) -> int:
     """What the offline server reports as ``cleared_tool_uses`` for ``edit`` on ``messages``."""
-    answer = connect(context_window=200_000).beta.messages.create(
+    answer = connect(context_window=200_000, **ROUNDS).beta.messages.create(
         model="offline",
         max_tokens=64,
         messages=messages,
