@@ -316,3 +316,10 @@ def test_a_failed_summary_is_a_row_that_says_why_and_the_next_strategy_runs(caps
     assert "over the window from turn" in flat  # the next strategy ran
     assert f"{path}: summary only refused at turn " in err
     assert not re.search(r"[\s(]-\d", err), err  # no negative size anywhere
+
+
+def test_columns_narrows_the_table_when_the_output_is_not_a_terminal(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "110")
+    status = cli.main(["replay", str(session_file(tmp_path / "s.jsonl")), "--window", "4000"])
+    table = [line for line in capsys.readouterr().out.splitlines() if set(line) & set("┃│┏└")]
+    assert status == 0 and table and max(len(line) for line in table) <= 110

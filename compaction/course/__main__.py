@@ -66,8 +66,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"error in {line}")
     if not lines:
         print("no check report found: run the check cells at the end of each exercise")
-    ok = bool(lines) and all(line.startswith("PASS") for line in lines) and not errors
-    print("all checks pass" if ok else "not yet: some checks fail")
+    passed = bool(lines) and all(line.startswith("PASS") for line in lines)
+    ok = passed and not errors
+    if ok:
+        print("all checks pass")
+    elif passed:
+        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill them in")
+    else:
+        print("not yet: some checks fail")
     return 0 if ok else 1
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -100,8 +101,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run_command(args: argparse.Namespace, console: Console) -> int:
     """Run ``replay`` with parsed ``args``; returns the exit status."""
     if not _is_tty(console):  # a pipe, a file, a notebook (which sets FORCE_COLOR): plain text, wide
+        columns = os.environ.get("COLUMNS", "")  # a caller that sets COLUMNS (a notebook cell) gets it
+        width = int(columns) if columns.isdigit() and int(columns) >= 60 else TABLE_WIDTH
         console = Console(
-            highlight=False, width=TABLE_WIDTH, file=console.file, force_terminal=False, no_color=True
+            highlight=False, width=width, file=console.file, force_terminal=False, no_color=True
         )
     errors = Console(stderr=True, highlight=False, width=TABLE_WIDTH, no_color=not _is_tty(console))
     files, status = _files(args.paths, errors)
