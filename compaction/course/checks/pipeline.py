@@ -170,7 +170,7 @@ def _first_wrong_request(fn: Callable, requests: list[list[dict]]) -> str:
         if k == 1:
             rule = "nothing is cached before the first request, so all its tokens are written (1.25x)"
         else:
-            shared = common_prefix(requests[k - 2], requests[k - 1])
+            shared = shared_prefix(requests[k - 2], requests[k - 1])
             rule = (
                 f"its first {shared} of {len(requests[k - 1])} messages are the previous request's, read "
                 "(0.1x); the shared prefix stops at the first message that differs, every message after "
