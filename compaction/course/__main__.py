@@ -96,9 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m compaction.course", description="The course machinery: exercises, notebooks, checks."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    lab = sub.add_parser("lab", help="open the course in JupyterLab at chapter 00 (what make lab does)")
-    lab.add_argument(
-        "lab_args", nargs=argparse.REMAINDER, metavar="JUPYTERLAB_FLAG", help="passed on, e.g. --no-browser"
+    lab = sub.add_parser(
+        "lab",
+        help="open the course in JupyterLab at chapter 00 (what make lab does)",
+        description="Any further argument is a JupyterLab flag, passed on (e.g. --no-browser).",
     )
     lab.set_defaults(run=_cmd_lab)
     test = sub.add_parser(
@@ -119,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = sub.add_parser("check", help="run an exercise notebook and print its check verdicts")
     check.add_argument("path", metavar="PATH")
     check.set_defaults(run=_cmd_check)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.lab_args = extra  # JupyterLab's own flags
     missing = [
         p for p in getattr(args, "paths", [getattr(args, "path", None)]) if p and not Path(p).is_file()
     ]

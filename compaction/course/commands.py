@@ -54,14 +54,25 @@ def missing_tools() -> list[str]:
     return [package for module, package in TOOLS.items() if importlib.util.find_spec(module) is None]
 
 
+def notebooks(root: Path) -> list[str]:
+    """Every chapter and solved exercise nbval checks, relative to ``root``, in course order."""
+    return [str(p.relative_to(root)) for f in NOTEBOOK_FOLDERS for p in sorted((root / f).glob("*.ipynb"))]
+
+
+def pytest_command(workers: int, paths: Sequence[str], nbval: bool) -> list[str]:
+    """pytest over ``paths`` on ``workers`` processes; strict nbval for the notebooks among them."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-n", str(workers)]
+    command += ["--dist", "loadgroup", *paths]
+    return command + (["--nbval", "--nbval-sanitize-with", str(SANITIZE)] if nbval else [])
+
+
 def test_commands(root: Path, workers: int) -> list[list[str]]:
     """The commands ``test`` runs, in order: ruff, then pytest over the tests and the notebooks."""
-    notebooks = sorted(str(p.relative_to(root)) for f in NOTEBOOK_FOLDERS for p in (root / f).glob("*.ipynb"))
-    pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-n", str(workers)]
-    pytest += ["--dist", "loadgroup", "tests"]
-    if notebooks:
-        pytest += ["--nbval", "--nbval-sanitize-with", str(SANITIZE), *notebooks]
-    return [[sys.executable, "-m", "ruff", "check", "."], pytest]
+    found = notebooks(root)
+    return [
+        [sys.executable, "-m", "ruff", "check", "."],
+        pytest_command(workers, ["tests", *found], bool(found)),
+    ]
 
 
 def run_tests(root: Path, workers: int = 2) -> int:
