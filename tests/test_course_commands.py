@@ -23,7 +23,7 @@ def test_test_runs_ruff_then_one_pytest_over_the_tests_and_every_notebook_strict
     assert ruff[1:] == ["-m", "ruff", "check", "."]
     assert pytest_run[1:3] == ["-m", "pytest"]
     assert pytest_run[pytest_run.index("-n") + 1] == "2"
-    assert pytest_run[pytest_run.index("--dist") + 1] == "loadgroup"  # conftest groups a notebook's cells
+    assert pytest_run[pytest_run.index("--dist") + 1] == "loadfile"  # a notebook's cells share one kernel
     assert "tests" in pytest_run and "--nbval" in pytest_run
     assert pytest_run[pytest_run.index("--nbval-sanitize-with") + 1] == str(
         Path("tests") / "nbval_sanitize.cfg"

@@ -3,8 +3,8 @@ every lesson (``make lab`` and ``make test`` call these).
 
 ``test`` is ruff, then one pytest run over ``tests/`` and, with nbval's strict output comparison,
 every notebook of ``notebooks/`` and ``solutions/``, on ``workers`` pytest-xdist processes:
-``--dist loadgroup`` keeps a notebook's cells in one kernel (``tests/conftest.py`` groups them) and
-spreads the other tests one by one. Both always use the offline model. Both run in the course's
+``--dist loadfile`` keeps a notebook's cells in one kernel and a test module's fixtures on one
+worker. Both always use the offline model. Both run in the course's
 folder (the one holding ``notebooks/`` and ``pyproject.toml``), with their temporary files in one
 run folder (``compaction.course.scratch``). Deliberately left out: creating ``.venv`` and installing
 the package, which make does, and the README shows for a machine without make.
@@ -27,6 +27,7 @@ LAB_CONFIG = Path(".jupyter") / "jupyter_lab_config.py"
 FIRST_CHAPTER = "notebooks/00_welcome.ipynb"
 SANITIZE = Path("tests") / "nbval_sanitize.cfg"
 NOTEBOOK_FOLDERS = ("notebooks", "solutions")
+PLUGIN = "compaction.course.pytest_plugin"  # the run folder, failing notebooks' diffs
 TOOLS = {"ruff": "ruff", "pytest": "pytest", "xdist": "pytest-xdist", "nbval": "nbval"}  # module -> package
 
 
@@ -61,8 +62,19 @@ def notebooks(root: Path) -> list[str]:
 
 def pytest_command(workers: int, paths: Sequence[str], nbval: bool) -> list[str]:
     """pytest over ``paths`` on ``workers`` processes; strict nbval for the notebooks among them."""
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-n", str(workers)]
-    command += ["--dist", "loadgroup", *paths]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        PLUGIN,
+        "-rs",
+        "-n",
+        str(workers),
+    ]
+    command += ["--dist", "loadfile", *paths]
     return command + (["--nbval", "--nbval-sanitize-with", str(SANITIZE)] if nbval else [])
 
 
