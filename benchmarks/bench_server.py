@@ -17,10 +17,10 @@ import shutil
 import statistics
 import time
 
-from compaction.backend import connect
-from compaction.messages import assistant, tool_result, tool_use, user
+from compaction.agent.backend import connect
+from compaction.agent.tools import TOOL_DEFINITIONS
+from compaction.core.messages import assistant, tool_result, tool_use, user
 from compaction.offline import PROJECT, OfflineServer, api
-from compaction.tools import TOOL_DEFINITIONS
 
 from .tables import table
 
@@ -115,7 +115,7 @@ def overhead_table(quick: bool = False) -> str:
 
 def growth_table(quick: bool = False) -> str:
     """Input tokens of the scripted session by turn, with no compaction."""
-    from compaction.agent import new_workspace, run_agent
+    from compaction.agent.loop import new_workspace, run_agent
 
     turns = 60 if quick else 160
     folder = new_workspace()

@@ -13,8 +13,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from compaction import messages as M
-from compaction import tokens
+from compaction.core import messages as M
+from compaction.core import tokens
 
 from .tables import table
 
@@ -22,7 +22,7 @@ from .tables import table
 def corpora(size: int = 400_000) -> dict[str, str]:
     """Four kinds of text, each about ``size`` characters."""
     import compaction
-    from compaction import summarize
+    from compaction.layers import summarize
 
     root = Path(compaction.__file__).parent
     code = "\n".join(p.read_text() for p in sorted(root.rglob("*.py")))

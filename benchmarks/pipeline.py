@@ -16,9 +16,9 @@ import statistics
 import tempfile
 import time
 
-from compaction import messages as M
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
+from compaction.core import messages as M
+from compaction.core.store import OutputStore
+from compaction.pipeline.compactor import Compactor
 
 from .tables import table
 

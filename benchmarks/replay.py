@@ -163,10 +163,10 @@ def import_table(quick: bool = False) -> str:
 
 def measure(path: str, window: int = WINDOW) -> dict:
     """Import and replay ``path`` in this process; seconds, messages and peak RSS as a dict."""
-    from compaction.agent import SAMPLE_WINDOW
-    from compaction.backend import connect
+    from compaction.agent.backend import connect
+    from compaction.agent.loop import SAMPLE_WINDOW
+    from compaction.evaluate.replay.engine import replay
     from compaction.importers import load
-    from compaction.replay.engine import replay
 
     start = time.perf_counter()
     session = load(path)

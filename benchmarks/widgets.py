@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 
-from compaction.micro import micro_compact
-from compaction.snip import snip_compact
-from compaction.widgets import BeforeAfter, MessageListView, WindowGauge
+from compaction.layers.micro import micro_compact
+from compaction.layers.snip import snip_compact
+from compaction.views.widgets import BeforeAfter, MessageListView, WindowGauge
 
 from .pipeline import session
 from .tables import table

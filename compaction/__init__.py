@@ -11,18 +11,18 @@ from typing import Any
 
 # public name -> module that defines it
 _EXPORTS = {
-    "validate": "messages",
-    "InvalidConversation": "messages",
-    "estimate_tokens": "tokens",
-    "TokenCounter": "tokens",
-    "connect": "backend",
-    "OutputStore": "store",
-    "tool_result_budget": "budget",
-    "snip_compact": "snip",
-    "micro_compact": "micro",
-    "compact_history": "summarize",
-    "reactive_compact": "reactive",
-    "Compactor": "pipeline",
+    "validate": "core.messages",
+    "InvalidConversation": "core.messages",
+    "estimate_tokens": "core.tokens",
+    "TokenCounter": "core.tokens",
+    "connect": "agent.backend",
+    "OutputStore": "core.store",
+    "tool_result_budget": "layers.budget",
+    "snip_compact": "layers.snip",
+    "micro_compact": "layers.micro",
+    "compact_history": "layers.summarize",
+    "reactive_compact": "layers.reactive",
+    "Compactor": "pipeline.compactor",
 }
 
 __all__ = sorted(_EXPORTS)

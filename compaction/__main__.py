@@ -3,9 +3,10 @@
 ``demo`` runs the offline scenario with no compaction in a small window, prints one row per turn
 (messages, estimated tokens, the API's input tokens) and ends on the API's own ``prompt is too
 long`` error, shown as the SDK raised it. Exit code 0 when that is how it ended, 1 otherwise.
-``--compact`` hands over to ``compaction.session.run_compacted_demo`` (the same run with the
+``--compact`` hands over to ``compaction.agent.session.run_compacted_demo`` (the same run with the
 pipeline on). ``replay PATH...`` replays recorded sessions (Claude Code, SWE-agent, chat lists)
-through the strategies and reports: see ``compaction.replay.command``. Nothing here ever prints a key.
+through the strategies and reports: see ``compaction.evaluate.replay.command``. Nothing here ever
+prints a key.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from compaction.agent import new_workspace, run_agent
-from compaction.api_errors import is_prompt_too_long
-from compaction.backend import BackendError, backend_name, connect
+from compaction.agent.backend import BackendError, backend_name, connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.agent.session import run_compacted_demo
+from compaction.core.api_errors import is_prompt_too_long
 from compaction.evaluate.cli import add_parser as add_evaluate
-from compaction.replay.command import add_parser as add_replay
-from compaction.session import run_compacted_demo
+from compaction.evaluate.replay.command import add_parser as add_replay
 
 DEMO_TURNS = 60
 DEMO_WINDOW = 8_000  # tokens
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="seed of the offline scenario")
     demo.add_argument("--compact", action="store_true", help="run with the compaction pipeline on")
     add_evaluate(commands)  # its handler is compaction.evaluate.cli.main
-    add_replay(commands)  # its handler is compaction.replay.command.run_command
+    add_replay(commands)  # its handler is compaction.evaluate.replay.command.run_command
     return parser
 
 

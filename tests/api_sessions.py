@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import anthropic
 
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
 

@@ -17,8 +17,8 @@ try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
 except ImportError:  # pragma: no cover - depends on the installed SDK
     import httpx
 
-from compaction.messages import validate
-from compaction.tokens import estimate_tokens
+from compaction.core.messages import validate
+from compaction.core.tokens import estimate_tokens
 
 GOOD_ANSWER = (
     "<analysis>secret reasoning the summary must not keep</analysis>\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 
 TOOLS = ("read_file", "bash", "glob", "write_file", "edit_file", "compact")
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}

@@ -10,12 +10,12 @@ import anthropic
 import httpx
 import pytest
 
-from compaction.agent import SessionResult, _sample_json, new_workspace, run_agent, sample_session
-from compaction.api_errors import is_prompt_too_long
-from compaction.backend import connect
-from compaction.failures import ReactiveCompactFailed, SummaryFailed
-from compaction.messages import tool_result_blocks, validate
-from compaction.placeholders import continuation_text
+from compaction.agent.backend import connect
+from compaction.agent.loop import SessionResult, _sample_json, new_workspace, run_agent, sample_session
+from compaction.core.api_errors import is_prompt_too_long
+from compaction.core.failures import ReactiveCompactFailed, SummaryFailed
+from compaction.core.messages import tool_result_blocks, validate
+from compaction.core.placeholders import continuation_text
 
 
 def response(*blocks, stop_reason=None, input_tokens=100):

@@ -6,8 +6,9 @@ import anthropic
 import pytest
 from fake_summarizer import api_error
 
-from compaction.agent import new_workspace, run_agent
-from compaction.api_errors import (
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.core.api_errors import (
     WindowExceeded,
     context_limit_error,
     is_prompt_too_long,
@@ -15,7 +16,6 @@ from compaction.api_errors import (
     too_long_counts,
     window_exceeded,
 )
-from compaction.backend import connect
 
 CONTEXT_LIMIT = (
     "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, "

@@ -11,8 +11,15 @@ import logging
 import anthropic
 import pytest
 
-from compaction.backend import CLAUDE_MODEL, OFFLINE_KEY, BackendError, backend_name, connect, default_model
-from compaction.messages import user
+from compaction.agent.backend import (
+    CLAUDE_MODEL,
+    OFFLINE_KEY,
+    BackendError,
+    backend_name,
+    connect,
+    default_model,
+)
+from compaction.core.messages import user
 from compaction.offline import shared_server
 
 FAKE_KEY = "sk-ant-api03-" + "Zz9" * 30  # shaped like a real key, valid nowhere

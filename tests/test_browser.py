@@ -44,7 +44,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-LIST, ROW = ".compaction-msglist", ".compaction-row"  # what compaction/widgets renders
+LIST, ROW = ".compaction-msglist", ".compaction-row"  # what compaction/views/widgets renders
 LIVE_DIFF = ".compaction-before-after-live"  # the live BeforeAfter widget (not the saved HTML)
 SHOW_MORE = re.compile(r"show more", re.IGNORECASE)
 

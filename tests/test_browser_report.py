@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from compaction import __main__ as cli
-from compaction.replay.engine import DEFAULT
+from compaction.evaluate.replay.engine import DEFAULT
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -7,10 +7,10 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.budget import tool_result_budget
-from compaction.messages import tool_result_blocks, validate
-from compaction.placeholders import MARKER_CLOSE, MARKER_OPEN, is_persisted_marker, persisted_marker
-from compaction.store import OutputStore
+from compaction.core.messages import tool_result_blocks, validate
+from compaction.core.placeholders import MARKER_CLOSE, MARKER_OPEN, is_persisted_marker, persisted_marker
+from compaction.core.store import OutputStore
+from compaction.layers.budget import tool_result_budget
 
 
 def session_with(*results, older=("old " * 100_000,)):

@@ -12,24 +12,24 @@ from pathlib import Path
 
 import nbformat
 
-from compaction.api_errors import is_prompt_too_long
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.core.api_errors import is_prompt_too_long
+from compaction.core.messages import text_of
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.placeholders import restored_path
+from compaction.core.transcript import read_transcript
 from compaction.course.checks.levels import level_sessions, sample_grep
 from compaction.course.checks.messages import course_sessions
 from compaction.course.checks.reactive import ERRORS
 from compaction.course.checks.restore import restore_session
+from compaction.layers.reactive import tail_start
+from compaction.layers.restore import restore_files
+from compaction.layers.summarize import summarize_messages
+from compaction.layers.summary_request import with_summary_prompt
+from compaction.layers.triggers import summary_threshold
 from compaction.levels.checkpoint import files_modified as package_files_modified
 from compaction.levels.condense import condense_grep
 from compaction.levels.locations import missing_references
-from compaction.messages import text_of
-from compaction.models import DEFAULT_MODEL
-from compaction.placeholders import restored_path
-from compaction.reactive import tail_start
-from compaction.restore import restore_files
-from compaction.summarize import summarize_messages
-from compaction.summary_request import with_summary_prompt
-from compaction.transcript import read_transcript
-from compaction.triggers import summary_threshold
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.core.messages import validate
 from compaction.course.checks.levels import FIX_SCRIPT, fix_session, project_line
 from compaction.levels.checkpoint import (
     Checkpoint,
@@ -20,7 +21,6 @@ from compaction.levels.checkpoint import (
     load,
     resume_messages,
 )
-from compaction.messages import validate
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_resume_messages_start_a_valid_session_that_carries_the_checkpoint(check
 
 
 def test_the_offline_agent_resumes_from_a_checkpoint_where_it_left_off(tmp_path):
-    pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
+    pytest.importorskip("compaction.agent.backend", reason="the offline backend is not built yet")
 
     warnings.simplefilter("ignore", DeprecationWarning)
     client = connect()

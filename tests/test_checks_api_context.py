@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from check_cases import check_tests
 
+from compaction.agent.server_side import cache_breaks, client_keeps
+from compaction.core.messages import blocks
 from compaction.course.checks import api_context as checks
-from compaction.messages import blocks
-from compaction.server_side import cache_breaks, client_keeps
 
 # ---------------------------------------------------------------- right answers, written differently
 

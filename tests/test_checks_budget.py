@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from compaction.budget import tool_result_budget
+from compaction.core.messages import result_chars, text_of, tool_result_blocks
+from compaction.core.placeholders import MARKER_CLOSE, MARKER_OPEN, MARKER_OVERHEAD, persisted_marker
 from compaction.course.checks import budget as checks
-from compaction.messages import result_chars, text_of, tool_result_blocks
-from compaction.placeholders import MARKER_CLOSE, MARKER_OPEN, MARKER_OVERHEAD, persisted_marker
+from compaction.layers.budget import tool_result_budget
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, written differently

@@ -6,8 +6,8 @@ import re
 
 from check_cases import check_tests
 
+from compaction.core.messages import blocks, text_of
 from compaction.course.checks import evaluate as checks
-from compaction.messages import blocks, text_of
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
 

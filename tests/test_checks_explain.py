@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import assert_same_messages, explain_difference, run_cases, text_difference
 from compaction.course.notebooks import failing_rows
-from compaction.messages import assistant, text, tool_result, tool_use, user
 
 WANT = [
     user("Run the tests."),

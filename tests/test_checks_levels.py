@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from compaction.core.messages import tool_use_blocks
 from compaction.course.checks import levels as checks
 from compaction.levels.checkpoint import files_modified
 from compaction.levels.condense import condense_grep
 from compaction.levels.phase_summary import edited_line
 from compaction.levels.phases import action_of, detect_phases, steps
-from compaction.messages import tool_use_blocks
 from tests.check_cases import check_tests
 
 

@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
+from compaction.core.messages import blocks, tool_result, tool_use_blocks, user, validate
 from compaction.course.checks import messages as checks
-from compaction.messages import blocks, tool_result, tool_use_blocks, user, validate
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, as a learner writes them

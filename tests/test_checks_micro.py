@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from compaction.core.messages import result_chars, tool_inputs, tool_names, tool_result_blocks
+from compaction.core.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
 from compaction.course.checks import micro as checks
-from compaction.messages import result_chars, tool_inputs, tool_names, tool_result_blocks
-from compaction.micro import micro_compact
-from compaction.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
+from compaction.layers.micro import micro_compact
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, written differently

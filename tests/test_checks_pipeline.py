@@ -6,7 +6,7 @@ Chapter 06's checks of the same module are specified in ``test_checks_pipeline_c
 from __future__ import annotations
 
 from compaction.course.checks import pipeline as checks
-from compaction.triggers import summary_threshold as package_threshold
+from compaction.layers.triggers import summary_threshold as package_threshold
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, as a learner writes them

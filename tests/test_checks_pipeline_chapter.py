@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from compaction.budget import tool_result_budget
+from compaction.core.messages import text_of
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.course.checks import pipeline as checks
-from compaction.messages import text_of
-from compaction.micro import micro_compact
-from compaction.pipeline import Compactor
-from compaction.prompt_cache import common_prefix
-from compaction.snip import snip_compact
-from compaction.store import OutputStore
-from compaction.tokens import estimate_tokens, message_tokens
-from compaction.triggers import summary_threshold
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import micro_compact
+from compaction.layers.prompt_cache import common_prefix
+from compaction.layers.snip import snip_compact
+from compaction.layers.triggers import summary_threshold
+from compaction.pipeline.compactor import Compactor
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, written differently

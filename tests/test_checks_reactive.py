@@ -7,13 +7,13 @@ import re
 import anthropic
 from check_cases import check_tests
 
-from compaction.api_errors import is_prompt_too_long, tokens_over
+from compaction.core.api_errors import is_prompt_too_long, tokens_over
+from compaction.core.messages import is_tool_result_message
+from compaction.core.tokens import estimate_tokens
+from compaction.core.transcript import write_transcript
 from compaction.course.checks import reactive as checks
-from compaction.messages import is_tool_result_message
-from compaction.reactive import pair_safe_tail, reactive_compact
-from compaction.summarize import summary_message
-from compaction.tokens import estimate_tokens
-from compaction.transcript import write_transcript
+from compaction.layers.reactive import pair_safe_tail, reactive_compact
+from compaction.layers.summarize import summary_message
 
 # ------------------------------------------------------------ known-wrong answers
 

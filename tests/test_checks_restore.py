@@ -6,9 +6,9 @@ from pathlib import Path
 
 from check_cases import check_tests
 
+from compaction.core.messages import text, text_of, tool_inputs, tool_names, tool_result_blocks
 from compaction.course.checks import restore as checks
-from compaction.messages import text, text_of, tool_inputs, tool_names, tool_result_blocks
-from compaction.restore import choose_restores, restore_files
+from compaction.layers.restore import choose_restores, restore_files
 
 
 def package_restore(messages, workspace, max_files=5):

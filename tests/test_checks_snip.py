@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from compaction.core.messages import blocks, has_tool_use, is_tool_result_message, text
+from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import snip as checks
-from compaction.messages import blocks, has_tool_use, is_tool_result_message, text
-from compaction.snip import snip_compact, snip_cuts, snip_placeholder, user_words
-from compaction.tokens import estimate_tokens
+from compaction.layers.snip import snip_compact, snip_cuts, snip_placeholder, user_words
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, written differently

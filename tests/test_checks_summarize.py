@@ -8,13 +8,13 @@ from pathlib import Path
 
 from check_cases import check_tests
 
+from compaction.core.failures import SummaryFailed
+from compaction.core.messages import blocks, text
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.summary_prompt import SUMMARY_PROMPT, summary_prompt
 from compaction.course.checks import summarize as checks
-from compaction.failures import SummaryFailed
-from compaction.messages import blocks, text
-from compaction.models import DEFAULT_MODEL
-from compaction.summarize import compact_history, extract_summary, strip_analysis, summary_from_blocks
-from compaction.summary_prompt import SUMMARY_PROMPT, summary_prompt
-from compaction.summary_request import with_summary_prompt
+from compaction.layers.summarize import compact_history, extract_summary, strip_analysis, summary_from_blocks
+from compaction.layers.summary_request import with_summary_prompt
 
 # ------------------------------------------------------------ known-wrong answers
 
@@ -110,7 +110,7 @@ def _ask(client, messages):
 
 
 def _tools(messages):
-    from compaction.tools import TOOL_DEFINITIONS
+    from compaction.agent.tools import TOOL_DEFINITIONS
 
     return TOOL_DEFINITIONS
 

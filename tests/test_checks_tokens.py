@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from compaction.core.tokens import estimate_tokens, message_tokens, usage_input_tokens
 from compaction.course.checks import tokens as checks
-from compaction.tokens import estimate_tokens, message_tokens, usage_input_tokens
 from tests.check_cases import check_tests
 
 # ---------------------------------------------------------------- right answers, written differently

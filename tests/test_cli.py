@@ -20,7 +20,7 @@ def offline_ready() -> bool:
     return (
         all(
             importlib.util.find_spec(name) is not None
-            for name in ("compaction.backend", "compaction.offline.server")
+            for name in ("compaction.agent.backend", "compaction.offline.server")
         )
         and (ROOT / "compaction" / "offline" / "project" / "run_tests.py").exists()
     )
@@ -118,8 +118,8 @@ def test_the_demo_never_prints_the_api_key():
 
 
 def test_the_anthropic_backend_without_a_key_fails_naming_the_variable():
-    if importlib.util.find_spec("compaction.backend") is None:
-        pytest.skip("compaction.backend is not built yet")
+    if importlib.util.find_spec("compaction.agent.backend") is None:
+        pytest.skip("compaction.agent.backend is not built yet")
     environment = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     done = subprocess.run(
         [sys.executable, "-m", "compaction", "demo", "--backend", "anthropic", "--turns", "1"],

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compaction.core.messages import tool_inputs, tool_names, tool_result_blocks
+from compaction.core.tokens import count_text
 from compaction.course.checks.levels import sample_outputs
 from compaction.levels.condense import condense, detect_kind, failing_tests, listed_paths
 from compaction.levels.locations import missing_references
-from compaction.messages import tool_inputs, tool_names, tool_result_blocks
-from compaction.tokens import count_text
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -215,8 +215,8 @@ def test_every_swe_agent_observation_keeps_its_locations():
 
 
 def test_the_offline_agents_tool_outputs_keep_their_locations():
-    agent = pytest.importorskip("compaction.agent")
-    pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
+    agent = pytest.importorskip("compaction.agent.loop")
+    pytest.importorskip("compaction.agent.backend", reason="the offline backend is not built yet")
 
     messages = agent.sample_session()
     inputs, names = tool_inputs(messages), tool_names(messages)

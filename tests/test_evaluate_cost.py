@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from compaction.core.messages import assistant, user
 from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE, Fingerprints, Prefixes, Request, Tokens, price
-from compaction.messages import assistant, user
 
 A, B, C, D, S = ({"n": n} for n in (100, 20, 30, 40, 7))
 

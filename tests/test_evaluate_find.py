@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.evaluate.find import added_line, constrains, find_probes, piece
 from compaction.evaluate.probes import score
 from compaction.importers import load
-from compaction.messages import assistant, text, tool_result, tool_use, user
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "claude-code-transcripts"
 

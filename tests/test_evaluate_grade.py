@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from fake_summarizer import FakeClient
 
+from compaction.core.messages import assistant, tool_result, tool_use, user, validate
 from compaction.evaluate.frontier import frontier_plot
 from compaction.evaluate.grade import ask_model, question_request
 from compaction.evaluate.probes import Probe
-from compaction.evaluate.replay import replay_messages
-from compaction.messages import assistant, tool_result, tool_use, user, validate
+from compaction.evaluate.replay.turns import replay_messages
 
 CONTEXT = [
     user("Fix it. Never edit the tests."),

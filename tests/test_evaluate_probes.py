@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compaction.agent import sample_session
+from compaction.agent.loop import sample_session
+from compaction.core.messages import assistant, blocks, text, text_of, tool_result, tool_use, user
 from compaction.evaluate.compare import DATA, PROBES
 from compaction.evaluate.probes import (
     KINDS,
@@ -25,7 +26,6 @@ from compaction.evaluate.probes import (
 )
 from compaction.importers import sessions_in
 from compaction.levels.checkpoint import files_modified
-from compaction.messages import assistant, blocks, text, text_of, tool_result, tool_use, user
 
 
 def write(tmp_path: Path, data) -> Path:

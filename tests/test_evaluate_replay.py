@@ -7,11 +7,11 @@ import json
 import pytest
 
 from compaction.__main__ import main
+from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.evaluate.compare import Session, goal, headline, losses, run
 from compaction.evaluate.probes import Probe, save_probes
-from compaction.evaluate.replay import keep_final, replay_messages, replay_offline, turn_slices
+from compaction.evaluate.replay.turns import keep_final, replay_messages, replay_offline, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
-from compaction.messages import assistant, text, tool_result, tool_use, user, validate
 
 
 def long_session(turns: int = 30) -> list[dict]:

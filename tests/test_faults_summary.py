@@ -9,17 +9,17 @@ import pytest
 from fake_summarizer import FakeClient, api_error, too_long
 from strategies import Call, Turn, build_session
 
-from compaction.agent import new_workspace, run_agent, sample_session
-from compaction.backend import connect
-from compaction.failures import ReactiveCompactFailed, SummaryFailed
-from compaction.messages import validate
-from compaction.models import DEFAULT_MODEL
-from compaction.pipeline import Compactor
-from compaction.reactive import reactive_compact, send_with_recovery
-from compaction.store import OutputStore
-from compaction.summarize import MAX_PTL_RETRIES, compact_history
-from compaction.tokens import TokenCounter, estimate_tokens
-from compaction.transcript import read_transcript
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent, sample_session
+from compaction.core.failures import ReactiveCompactFailed, SummaryFailed
+from compaction.core.messages import validate
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.store import OutputStore
+from compaction.core.tokens import TokenCounter, estimate_tokens
+from compaction.core.transcript import read_transcript
+from compaction.layers.reactive import reactive_compact, send_with_recovery
+from compaction.layers.summarize import MAX_PTL_RETRIES, compact_history
+from compaction.pipeline.compactor import Compactor
 
 # the SDK warns when the default model name nears its end of life; it does not matter offline
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
 from compaction.importers import MISSING_RESULT, NotASession, from_claude_code, load, normalize
 from compaction.importers.claude_code import read_claude_code
-from compaction.messages import tool_result_blocks, tool_use_blocks, validate
 
 
 def record(kind, content, uuid=None, parent=None, **extra):

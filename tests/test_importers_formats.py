@@ -7,8 +7,8 @@ import tracemalloc
 
 import pytest
 
+from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
 from compaction.importers import NotASession, from_swe_agent, load, sessions_in
-from compaction.messages import tool_result_blocks, tool_use_blocks, validate
 
 TASK = {"role": "user", "content": "fix the bug"}
 

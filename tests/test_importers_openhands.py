@@ -9,8 +9,8 @@ import tempfile
 import pytest
 
 from compaction import __main__ as cli
+from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
 from compaction.importers import FORMATS, MISSING_RESULT, NotASession, load
-from compaction.messages import tool_result_blocks, tool_use_blocks, validate
 
 
 def write(path, data, indent=4):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from compaction.core.messages import text_of, tool_result_blocks, tool_use_blocks, validate
 from compaction.importers import MISSING_RESULT, load, session_files
-from compaction.messages import text_of, tool_result_blocks, tool_use_blocks, validate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")

@@ -1,8 +1,9 @@
-"""Imports run one way: core -> layers -> pipeline -> agent -> levels -> what a learner looks at -> course.
+"""Imports run one way, and the folders show it: core -> offline -> layers -> pipeline -> ... -> course.
 
-Every module of the package is placed in one tier; a module may import its own tier and the tiers
-below it, never one above, and no set of modules may import each other in a circle. The offline
-model may import only the core. Imports inside functions are read too, and only an optional
+Every module of the package lives in a folder named for its tier (only ``__init__`` and ``__main__``
+sit at the top), and its tier is read from that folder. A module may import its own tier and the
+tiers before it, never one after, and no set of modules may import each other in a circle. The
+offline model may import only the core. Imports inside functions are read too, and only an optional
 dependency may be imported there.
 """
 
@@ -15,23 +16,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "compaction"
 
-# tier -> the modules in it (a name ending in ".*" covers a subpackage)
-TIERS = {
-    0: (
-        "messages tokens store transcript placeholders api_errors events guards models summary_prompt "
-        "paths failures recovery palette"
-    ),
-    1: "offline.*",
-    2: "budget snip micro summary_request restore summarize reactive triggers prompt_cache instructions",
-    3: "pipeline recent_turns",
-    4: "shell tools agent backend session server_side importers importers.*",
-    5: "levels.*",
-    6: "widgets.* plots evaluate.* replay.*",  # replay runs evaluate's strategies and probes
-    7: "course.*",
-    8: "__init__ __main__",
-}
-TIER_NAMES = {0: "core", 1: "offline model", 2: "layers", 3: "pipeline", 4: "agent", 5: "levels"}
-OFFLINE_MAY_IMPORT = {0, 1}
+# the tier folders, in the order imports may run (a folder imports its own and the ones before it)
+TIERS = (
+    "core", "offline", "layers", "pipeline", "agent", "importers", "levels", "evaluate", "views", "course",
+)
+TOP = len(TIERS)  # compaction/__init__.py and compaction/__main__.py: the entry points, above every tier
+TOP_LEVEL = {"__init__", "__main__"}
+OFFLINE_MAY_IMPORT = {TIERS.index("core"), TIERS.index("offline")}
 # imported inside a function on purpose: the package works without them (a warning, or a static view)
 OPTIONAL = {"tiktoken", "httpx", "httpx2", "ipywidgets"}
 
@@ -51,12 +42,11 @@ def modules() -> dict[str, Path]:
 
 
 def tier_of(name: str) -> int | None:
-    """The tier a module is placed in, or None when the table above does not place it."""
-    for tier, names in TIERS.items():
-        for entry in names.split():
-            if name == entry or (entry.endswith(".*") and (name + ".").startswith(entry[:-1])):
-                return tier
-    return None
+    """The tier of a module, read from its folder; None for a module outside every tier folder."""
+    if name in TOP_LEVEL:
+        return TOP
+    folder = name.split(".")[0]
+    return TIERS.index(folder) if folder in TIERS else None
 
 
 def imports_of(path: Path, known: set[str]) -> list[tuple[str, int, bool]]:
@@ -91,9 +81,9 @@ def package_edges(name: str) -> list[tuple[str, int, bool]]:
     return [(t, line, inner) for t, line, inner in EDGES[name] if t in MODULES and t != name]
 
 
-def test_every_module_is_placed_in_a_tier():
+def test_every_module_sits_in_a_folder_named_for_its_tier():
     unplaced = [name for name in MODULES if tier_of(name) is None]
-    assert unplaced == [], f"place these modules in TIERS of tests/test_imports.py: {unplaced}"
+    assert unplaced == [], f"move these modules into a tier folder {TIERS}: {unplaced}"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -155,7 +145,8 @@ def test_the_cycle_finder_finds_a_cycle_and_names_its_modules():
     assert find_cycle({"a": ["b"], "b": ["c"], "c": []}) is None
 
 
-def test_the_tier_check_catches_an_upward_import():
-    assert tier_of("summarize") == 2 and tier_of("backend") == 4  # a layer reaching into the agent tier
-    assert tier_of("levels.condense") == 5 and tier_of("course.checks.snip") == 7
-    assert tier_of("not_a_module") is None
+def test_the_tier_is_read_from_the_folder():
+    assert tier_of("layers.summarize") < tier_of("agent.backend")  # a layer reaching into the agent: upward
+    assert tier_of("levels.condense") < tier_of("course.checks.snip") < tier_of("__main__")
+    assert tier_of("snip") is None  # a module left at the top of the package is in no tier
+    assert tier_of("not_a_folder.module") is None

@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 from fake_summarizer import FakeClient
 
-from compaction.backend import connect
-from compaction.instructions import PINNED_HEAD, pin_instructions, user_instructions
-from compaction.messages import assistant, blocks, text, tool_result, tool_use, user, validate
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
-from compaction.tokens import estimate_tokens
+from compaction.agent.backend import connect
+from compaction.core.messages import assistant, blocks, text, tool_result, tool_use, user, validate
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens
+from compaction.layers.instructions import PINNED_HEAD, pin_instructions, user_instructions
+from compaction.pipeline.compactor import Compactor
 
 RULE = "Never edit anything under tests/, fix the library code only."
 FORGETFUL = "<summary>\n1. Primary Request and Intent:\n   Fix the bug.\n</summary>"
@@ -107,7 +107,7 @@ def test_pinning_adds_only_what_the_compacted_list_no_longer_shows_and_nothing_w
 
 
 def test_the_pinned_block_is_capped_keeping_the_newest(monkeypatch):
-    import compaction.instructions as instructions
+    import compaction.layers.instructions as instructions
 
     monkeypatch.setattr(instructions, "MAX_PINNED_CHARS", 60)
     before = [user(" ".join(f"Never do {x} at all, ever again." for x in "ABC"))]

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from compaction.core.messages import tool_inputs, tool_names, tool_result_blocks, validate
 from compaction.importers import from_claude_code, from_swe_agent
 from compaction.levels.checkpoint import build_checkpoint, from_markdown
 from compaction.levels.condense import condense, detect_kind
 from compaction.levels.locations import missing_references
 from compaction.levels.phase_summary import compact_phases
 from compaction.levels.signals import detect_signals
-from compaction.messages import tool_inputs, tool_names, tool_result_blocks, validate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FILES = sorted(DATA.glob("swe-agent-trajectories/*.traj")) + sorted(

@@ -11,14 +11,14 @@ import re
 
 import pytest
 
-import compaction.pipeline as pipeline
-from compaction.agent import SYSTEM_PROMPT, new_workspace, run_agent
-from compaction.backend import connect
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
-from compaction.tokens import estimate_tokens
-from compaction.tools import TOOL_DEFINITIONS
-from compaction.triggers import summary_threshold
+import compaction.pipeline.compactor as pipeline
+from compaction.agent.backend import connect
+from compaction.agent.loop import SYSTEM_PROMPT, new_workspace, run_agent
+from compaction.agent.tools import TOOL_DEFINITIONS
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens
+from compaction.layers.triggers import summary_threshold
+from compaction.pipeline.compactor import Compactor
 
 WINDOW = 20_000
 TURNS = 12

@@ -10,8 +10,8 @@ from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction import messages as m
-from compaction.messages import (
+from compaction.core import messages as m
+from compaction.core.messages import (
     RULES,
     InvalidConversation,
     assistant,

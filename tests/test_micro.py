@@ -7,9 +7,9 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.messages import tool_result_blocks, validate
-from compaction.micro import cleared_count, is_cleared, micro_compact, placeholder_for
-from compaction.placeholders import persisted_marker
+from compaction.core.messages import tool_result_blocks, validate
+from compaction.core.placeholders import persisted_marker
+from compaction.layers.micro import cleared_count, is_cleared, micro_compact, placeholder_for
 
 LONG = "x = 1\n" * 100  # 600 characters
 

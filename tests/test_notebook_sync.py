@@ -95,4 +95,4 @@ def test_a_header_cell_without_definitions_or_with_magics_is_reported():
 
 def test_the_header_names_a_module_path():
     assert HEADER.match("# compaction/offline/server.py").group(1) == "compaction/offline/server.py"
-    assert HEADER.match("# see compaction/snip.py for more") is None
+    assert HEADER.match("# see compaction/layers/snip.py for more") is None

@@ -12,11 +12,11 @@ import pytest
 from anthropic.types.beta import BetaMessage, BetaMessageTokensCount
 from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
 from compaction.offline.context_edits import PLACEHOLDER
-from compaction.tokens import estimate_tokens
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import sessions
 
-from compaction.backend import connect
-from compaction.messages import assistant, text, tool_result, tool_use, user
+from compaction.agent.backend import connect
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer, shared_server
 from compaction.offline.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
-from compaction.tokens import estimate_tokens
 
 MODEL = "any-model-name"
 TOOLS = [{"name": "bash", "description": "Run a command.", "input_schema": {"type": "object"}}]

@@ -13,10 +13,10 @@ import pytest
 from anthropic.types.beta import BetaMessage
 from api_sessions import COMPACT, CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
-from compaction.messages import text, tool_result, user
+from compaction.core.messages import text, tool_result, user
+from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
 from compaction.offline.caching import ManualClock
-from compaction.tokens import estimate_tokens
 
 
 @pytest.fixture(scope="module")

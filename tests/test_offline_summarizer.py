@@ -14,9 +14,10 @@ from functools import lru_cache
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
-from compaction.messages import (
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.agent.tools import TOOL_DEFINITIONS
+from compaction.core.messages import (
     assistant,
     blocks,
     text,
@@ -26,11 +27,10 @@ from compaction.messages import (
     user,
     validate,
 )
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
+from compaction.layers.summarize import compact_history
 from compaction.offline import plan, scenario, state
 from compaction.offline.summarizer import is_summary_request, previous_sections, summarize
-from compaction.summarize import compact_history
-from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT
-from compaction.tools import TOOL_DEFINITIONS
 
 
 @lru_cache(maxsize=2)

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import Call, Turn, build_session, sessions
 
+from compaction.core.messages import validate
+from compaction.core.tokens import count_text
+from compaction.core.transcript import read_transcript
 from compaction.course.checks.levels import fix_session, project_line
 from compaction.levels.condense import failing_tests
 from compaction.levels.locations import references
 from compaction.levels.phase_summary import MAX_SUMMARY_TOKENS, compact_phases, summarize_phase
 from compaction.levels.phases import detect_phases
-from compaction.messages import validate
-from compaction.tokens import count_text
-from compaction.transcript import read_transcript
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from compaction.events import CompactionEvent
-from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
-from compaction.transcript import read_transcript
-from compaction.triggers import default_buffer, summary_threshold
+from compaction.core.events import CompactionEvent
+from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.core.store import OutputStore
+from compaction.core.transcript import read_transcript
+from compaction.layers.triggers import default_buffer, summary_threshold
+from compaction.pipeline.compactor import Compactor
 
 
 def read_turn(i: int, body: str) -> list[dict]:

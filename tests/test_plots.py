@@ -9,11 +9,11 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from compaction.agent import TurnRecord, sample_session
+from compaction.agent.loop import TurnRecord, sample_session
+from compaction.core.palette import LAYERS, PHASES, all_colors
+from compaction.layers.triggers import summary_threshold
 from compaction.levels.session_map import session_map
-from compaction.palette import LAYERS, PHASES, all_colors
-from compaction.plots import token_timeline
-from compaction.triggers import summary_threshold
+from compaction.views.plots import token_timeline
 
 
 @dataclass
@@ -151,7 +151,7 @@ def test_in_a_notebook_the_returned_figure_is_shown_exactly_once():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     source = (
-        "from compaction.plots import token_timeline\n"
+        "from compaction.views.plots import token_timeline\n"
         "token_timeline([{'index': 0, 'estimated_tokens': 5, 'input_tokens': 5}], window=10)"
     )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])

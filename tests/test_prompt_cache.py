@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compaction.messages import assistant, user
-from compaction.prompt_cache import cache_breaks, common_prefix, resent_tokens
+from compaction.core.messages import assistant, user
+from compaction.layers.prompt_cache import cache_breaks, common_prefix, resent_tokens
 
 
 def grown(n: int) -> list[dict]:

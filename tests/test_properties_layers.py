@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, hostile_ids, long_sessions, sessions
 
-from compaction.budget import tool_result_budget
-from compaction.messages import (
+from compaction.core.messages import (
     assistant,
     blocks,
     result_chars,
@@ -22,10 +21,11 @@ from compaction.messages import (
     user,
     validate,
 )
-from compaction.micro import is_cleared, micro_compact
-from compaction.placeholders import MARKER_OPEN, is_persisted_marker
-from compaction.snip import current_request, is_snip_placeholder, snip_compact
-from compaction.store import OutputStore
+from compaction.core.placeholders import MARKER_OPEN, is_persisted_marker
+from compaction.core.store import OutputStore
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import is_cleared, micro_compact
+from compaction.layers.snip import current_request, is_snip_placeholder, snip_compact
 
 
 def test_the_strategy_only_draws_sessions_that_validate():

@@ -12,10 +12,10 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import long_sessions, sessions
 
-from compaction.messages import text_of, to_json, tool_result_blocks, validate
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
-from compaction.transcript import read_transcript
+from compaction.core.messages import text_of, to_json, tool_result_blocks, validate
+from compaction.core.store import OutputStore
+from compaction.core.transcript import read_transcript
+from compaction.pipeline.compactor import Compactor
 
 settings_space = st.fixed_dictionaries(
     {

@@ -11,17 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Call, Turn, build_session, sessions
 
-from compaction.failures import SummaryFailed
-from compaction.messages import is_tool_result_message, validate
-from compaction.reactive import (
+from compaction.core.failures import SummaryFailed
+from compaction.core.messages import is_tool_result_message, validate
+from compaction.core.tokens import estimate_tokens
+from compaction.core.transcript import read_transcript
+from compaction.layers.reactive import (
     ReactiveCompactFailed,
     is_prompt_too_long,
     pair_safe_tail,
     reactive_compact,
     send_with_recovery,
 )
-from compaction.tokens import estimate_tokens
-from compaction.transcript import read_transcript
 
 SESSION = build_session(
     [

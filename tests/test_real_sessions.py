@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from compaction.budget import tool_result_budget
+from compaction.core.messages import result_chars, text_of, tool_result_blocks, validate
+from compaction.core.placeholders import is_persisted_marker
+from compaction.core.store import OutputStore
 from compaction.importers import sessions_in
-from compaction.messages import result_chars, text_of, tool_result_blocks, validate
-from compaction.micro import cleared_count, micro_compact
-from compaction.placeholders import is_persisted_marker
-from compaction.snip import snip_compact
-from compaction.store import OutputStore
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import cleared_count, micro_compact
+from compaction.layers.snip import snip_compact
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")

@@ -9,10 +9,10 @@ import pytest
 from fake_summarizer import FakeClient
 from test_properties_pipeline import transcribed
 
+from compaction.core.messages import text_of, to_json, tool_result_blocks, validate
+from compaction.core.store import OutputStore
 from compaction.importers import sessions_in
-from compaction.messages import text_of, to_json, tool_result_blocks, validate
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
+from compaction.pipeline.compactor import Compactor
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")

@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-import compaction.recent_turns as recent_turns_module
-from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.recent_turns import CONTEXT_OPEN, RecentTurns, context_block, turn_text
+import compaction.pipeline.recent_turns as recent_turns_module
+from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.pipeline.recent_turns import CONTEXT_OPEN, RecentTurns, context_block, turn_text
 
 
 def grow(strategy: RecentTurns, turns: int, body=lambda i: f"output {i} " + "." * 900) -> list[dict]:

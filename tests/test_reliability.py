@@ -20,18 +20,18 @@ from pathlib import Path
 import anthropic
 import pytest
 
-import compaction.pipeline as pipeline
-from compaction import messages as M
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
-from compaction.budget import tool_result_budget
-from compaction.micro import micro_compact
+import compaction.pipeline.compactor as pipeline
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.core import messages as M
+from compaction.core.store import OutputStore
+from compaction.core.tokens import TokenCounter, estimate_tokens
+from compaction.core.transcript import read_transcript, write_transcript
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import micro_compact
+from compaction.layers.snip import snip_compact
 from compaction.offline import OfflineServer
-from compaction.pipeline import Compactor
-from compaction.snip import snip_compact
-from compaction.store import OutputStore
-from compaction.tokens import TokenCounter, estimate_tokens
-from compaction.transcript import read_transcript, write_transcript
+from compaction.pipeline.compactor import Compactor
 
 CLEAR_ERRORS = (TypeError, ValueError, OSError)
 
@@ -249,10 +249,10 @@ socket.create_connection = create_loopback_only
 import tempfile
 from pathlib import Path
 
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
-from compaction.pipeline import Compactor
-from compaction.store import OutputStore
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.agent.backend import connect
+from compaction.pipeline.compactor import Compactor
+from compaction.core.store import OutputStore
 
 tmp = Path(tempfile.mkdtemp())
 compactor = Compactor(store=OutputStore(tmp / "s"), client=connect(context_window=3_000),

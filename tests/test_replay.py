@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from compaction.agent import SAMPLE_WINDOW
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.core.messages import tool_result, tool_use, validate
+from compaction.core.tokens import count_text, estimate_tokens
 from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
 from compaction.evaluate.find import find_probes
-from compaction.evaluate.replay import turn_slices
-from compaction.messages import tool_result, tool_use, validate
-from compaction.replay.departures import NOT_SAVED, departures, on_disk
-from compaction.replay.engine import INPUT_PRICE, replay, turn_index
-from compaction.replay.fill import fill_by_kind
-from compaction.tokens import count_text, estimate_tokens
+from compaction.evaluate.replay.departures import NOT_SAVED, departures, on_disk
+from compaction.evaluate.replay.engine import INPUT_PRICE, replay, turn_index
+from compaction.evaluate.replay.fill import fill_by_kind
+from compaction.evaluate.replay.turns import turn_slices
 
 WINDOW = 6_000
 

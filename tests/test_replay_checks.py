@@ -8,14 +8,14 @@ import tempfile
 
 from check_cases import check_tests
 
-from compaction.agent import SAMPLE_WINDOW
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.course.checks import replay as checks
 from compaction.evaluate.probes import context_text, normalized
-from compaction.evaluate.replay import turn_slices
+from compaction.evaluate.replay.turns import turn_slices
 from compaction.evaluate.strategies import build
 from compaction.importers import load, normalize
-from compaction.messages import text, tool_result, tool_use
 
 CALL = r"<tool_call>(.*?)</tool_call>"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from compaction import __main__ as cli
+from compaction.core.messages import validate
 from compaction.importers import RULES
-from compaction.messages import validate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")

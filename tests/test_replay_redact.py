@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.replay.redact import redact, redact_json
+from compaction.evaluate.replay.redact import redact, redact_json
 
 SECRETS = {
     "anthropic": "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3,

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from compaction.agent import SAMPLE_WINDOW
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.core.palette import KIND_LABELS, KINDS
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.replay.engine import DEFAULT as STRATEGIES
+from compaction.evaluate.replay.engine import SessionReplay, replay, turn_index
+from compaction.evaluate.replay.report import write_report
 from compaction.importers import load
-from compaction.palette import KIND_LABELS, KINDS
-from compaction.replay.engine import DEFAULT as STRATEGIES
-from compaction.replay.engine import SessionReplay, replay, turn_index
-from compaction.replay.report import write_report
 
 KEY = "sk-ant-api03-" + "Q7w8E9r0T1y2U3i4O5p6" * 3
 WINDOW = 6_000

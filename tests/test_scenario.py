@@ -16,11 +16,11 @@ from functools import lru_cache
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.agent import default_task, new_workspace, run_agent
-from compaction.backend import connect
-from compaction.messages import blocks, tool_result, tool_use_blocks, user, validate
+from compaction.agent.backend import connect
+from compaction.agent.loop import default_task, new_workspace, run_agent
+from compaction.agent.tools import TOOL_DEFINITIONS
+from compaction.core.messages import blocks, tool_result, tool_use_blocks, user, validate
 from compaction.offline import PROJECT, plan, scenario, state
-from compaction.tools import TOOL_DEFINITIONS
 
 ID_RE = re.compile(r"^toolu_[0-9a-f]{24}$")
 FIRST_EDIT = next(i for i, s in enumerate(plan.PLAN, 1) if any(n == "edit_file" for n, _ in s.calls))

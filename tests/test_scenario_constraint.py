@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
-from compaction.messages import tool_use_blocks, user
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.core.messages import tool_use_blocks, user
 from compaction.offline import plan
 
 FIX_STEP = 10  # the first fix: "Found it: top_words sorts by count only ..."

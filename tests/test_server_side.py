@@ -14,11 +14,11 @@ import sys
 import pytest
 from api_sessions import COMPACT, CONTEXT, TOOLS, tool_session
 
-from compaction.backend import connect
-from compaction.messages import assistant, from_response, text, tool_result, tool_use, user
+from compaction.agent.backend import connect
+from compaction.agent.server_side import PRICE, Ledger, ServerManaged, cache_breaks, client_keeps, input_cost
+from compaction.core.messages import assistant, from_response, text, tool_result, tool_use, user
+from compaction.core.tokens import estimate_tokens
 from compaction.offline.context_edits import PLACEHOLDER
-from compaction.server_side import PRICE, Ledger, ServerManaged, cache_breaks, client_keeps, input_cost
-from compaction.tokens import estimate_tokens
 
 MODEL = "claude-any"
 
@@ -168,7 +168,7 @@ def create_loopback_only(address, *args, **kwargs):
 
 socket.socket.connect, socket.create_connection = loopback_only, create_loopback_only
 
-from compaction.server_side import run_session
+from compaction.agent.server_side import run_session
 
 edits = [
     {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 4000},

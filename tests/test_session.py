@@ -8,9 +8,9 @@ from functools import lru_cache
 import pytest
 from rich.console import Console
 
-from compaction.messages import validate
-from compaction.session import SessionReport, ask_to_compact, run_compacted_demo, run_session
-from compaction.transcript import read_transcript
+from compaction.agent.session import SessionReport, ask_to_compact, run_compacted_demo, run_session
+from compaction.core.messages import validate
+from compaction.core.transcript import read_transcript
 
 LINE = re.compile(
     r"^session: (\d+) turns, (\d+) errors, peak ([\d,]+) of ([\d,]+) tokens, "

@@ -7,10 +7,10 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
+from compaction.core.messages import validate
+from compaction.core.store import OutputStore
 from compaction.course.checks.levels import fix_session, sample_grep
 from compaction.levels.signals import ACTIONS, SignalWatcher, condense_outputs, detect_signals
-from compaction.messages import validate
-from compaction.store import OutputStore
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +151,11 @@ def test_a_watcher_that_only_watches_returns_the_list_unchanged(session, tmp_pat
 
 
 def test_the_watcher_runs_as_the_offline_agents_prepare_hook(tmp_path):
-    pytest.importorskip("compaction.backend", reason="the offline backend is not built yet")
+    pytest.importorskip("compaction.agent.backend", reason="the offline backend is not built yet")
     import warnings
 
-    from compaction.agent import new_workspace, run_agent
-    from compaction.backend import connect
+    from compaction.agent.backend import connect
+    from compaction.agent.loop import new_workspace, run_agent
 
     warnings.simplefilter("ignore", DeprecationWarning)
     watcher = SignalWatcher(transcript_dir=tmp_path / "transcripts")

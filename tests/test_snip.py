@@ -7,7 +7,7 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.messages import (
+from compaction.core.messages import (
     InvalidConversation,
     assistant,
     blocks,
@@ -18,7 +18,7 @@ from compaction.messages import (
     user,
     validate,
 )
-from compaction.snip import current_request, is_snip_placeholder, snip_compact, snip_cuts
+from compaction.layers.snip import current_request, is_snip_placeholder, snip_compact, snip_cuts
 
 
 def tool_turns(n, calls=2):

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import chars, hostile_ids
 
-from compaction.messages import text_of
-from compaction.store import RESULTS_DIR, OutputStore, StoreError, UnsafePath, safe_name
+from compaction.core.messages import text_of
+from compaction.core.store import RESULTS_DIR, OutputStore, StoreError, UnsafePath, safe_name
 
 
 def test_a_saved_result_reads_back_by_path_by_marker_path_and_by_id(tmp_path):

@@ -9,8 +9,11 @@ from fake_summarizer import GOOD_ANSWER, FakeClient
 from hypothesis import HealthCheck, given, settings
 from strategies import Call, Turn, build_session, sessions
 
-from compaction.messages import assistant, text_of, tool_result, tool_use, user, validate
-from compaction.summarize import (
+from compaction.core.messages import assistant, text_of, tool_result, tool_use, user, validate
+from compaction.core.summary_prompt import summary_prompt
+from compaction.core.tokens import estimate_tokens
+from compaction.core.transcript import read_transcript
+from compaction.layers.summarize import (
     NO_TOOLS_HEAD,
     SECTIONS,
     SUMMARY_PROMPT,
@@ -19,10 +22,7 @@ from compaction.summarize import (
     extract_summary,
     strip_analysis,
 )
-from compaction.summary_prompt import summary_prompt
-from compaction.summary_request import fit_request, with_summary_prompt
-from compaction.tokens import estimate_tokens
-from compaction.transcript import read_transcript
+from compaction.layers.summary_request import fit_request, with_summary_prompt
 
 # the SDK warns when the default model name nears its end of life; it does not matter offline
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -169,7 +169,7 @@ def test_an_invalid_list_is_refused_before_any_transcript_is_written(tmp_path):
 
 def reading_session(workspace, files, edits=()):
     """A session that reads each file (contents from disk), then applies ``edits``."""
-    from compaction.tools import Workspace
+    from compaction.agent.tools import Workspace
 
     ws, messages = Workspace(workspace), [user("Look at the files.")]
     for k, name in enumerate(files):
@@ -271,13 +271,13 @@ def test_when_no_cut_fits_long_outputs_are_left_out_of_the_request_but_pairs_sta
 
 @pytest.fixture(scope="module")
 def course_session():
-    from compaction.agent import sample_session
+    from compaction.agent.loop import sample_session
 
     return sample_session(30)
 
 
 def test_the_offline_model_writes_all_nine_sections_in_order(tmp_path, course_session):
-    from compaction.backend import connect
+    from compaction.agent.backend import connect
 
     result = compact_history(course_session, client=connect(), transcript_dir=tmp_path)
     validate(result)
@@ -290,7 +290,7 @@ def test_the_offline_model_writes_all_nine_sections_in_order(tmp_path, course_se
 
 
 def test_a_history_bigger_than_the_window_is_summarized_within_it(tmp_path, course_session):
-    from compaction.backend import connect
+    from compaction.agent.backend import connect
 
     window = estimate_tokens(course_session, "tiktoken") // 2
     result = compact_history(

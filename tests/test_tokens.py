@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import sessions
 
-from compaction import tokens
-from compaction.messages import assistant, tool_result, tool_use, user
-from compaction.tokens import (
+from compaction.core import tokens
+from compaction.core.messages import assistant, tool_result, tool_use, user
+from compaction.core.tokens import (
     MESSAGE_OVERHEAD,
     TokenCounter,
     count_text,
@@ -111,7 +111,7 @@ def test_count_with_api_asks_the_client_and_returns_its_input_tokens():
 
 
 def test_the_offline_server_counts_with_cl100k_like_estimate_tokens():
-    backend = pytest.importorskip("compaction.backend", reason="compaction.backend is not built yet")
+    backend = pytest.importorskip("compaction.agent.backend", reason="compaction.agent.backend is missing")
     client = backend.connect()
     counted = count_with_api(client, session(), model=backend.DEFAULT_MODEL)
     assert counted == estimate_tokens(session(), "tiktoken")
@@ -220,7 +220,7 @@ CUT_NETWORK = textwrap.dedent(
     except OSError as exc:
         assert "network cut off" in str(exc), exc
 
-    from compaction import tokens
+    from compaction.core import tokens
     enc = tokens.encoding()
     print(enc.name, enc.encode("hello world"), tokens.count_text("hello world", "tiktoken"))
     """

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compaction.messages import tool_use
-from compaction.shell import OUTPUT_CAP, cap_output
-from compaction.tools import COMPACT_TOOL, TOOL_DEFINITIONS, Workspace
+from compaction.agent.shell import OUTPUT_CAP, cap_output
+from compaction.agent.tools import COMPACT_TOOL, TOOL_DEFINITIONS, Workspace
+from compaction.core.messages import tool_use
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compaction.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.transcript import TranscriptError, read_transcript, write_transcript
+from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.core.transcript import TranscriptError, read_transcript, write_transcript
 
 SESSION = [
     user("Fix the failing test in calc.py — ünïcødé and 日本語 too"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.triggers import CircuitBreaker, default_reserve, summary_threshold
+from compaction.layers.triggers import CircuitBreaker, default_reserve, summary_threshold
 
 
 def test_claude_codes_window_leaves_167000_tokens_before_a_summary():

@@ -15,17 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction.budget import tool_result_budget
+from compaction.core.messages import assistant, tail_starts, text, tool_result, tool_use, user
+from compaction.core.palette import CHANGES, KINDS, all_colors
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.importers import sessions_in
-from compaction.messages import assistant, tail_starts, text, tool_result, tool_use, user
-from compaction.micro import micro_compact, placeholder_for
-from compaction.palette import CHANGES, KINDS, all_colors
-from compaction.pipeline import Compactor
-from compaction.snip import snip_compact, snip_cuts, snip_placeholder
-from compaction.store import OutputStore
-from compaction.summarize import continuation_text
-from compaction.tokens import estimate_tokens, message_tokens
-from compaction.widgets import (
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import micro_compact, placeholder_for
+from compaction.layers.snip import snip_compact, snip_cuts, snip_placeholder
+from compaction.layers.summarize import continuation_text
+from compaction.pipeline.compactor import Compactor
+from compaction.views.widgets import (
     BeforeAfter,
     MessageListView,
     PipelineStepper,
@@ -37,7 +37,7 @@ from compaction.widgets import (
     message_rows,
     placeholder_words,
 )
-from compaction.widgets.live import LIVE_STYLE
+from compaction.views.widgets.live import LIVE_STYLE
 from tests.strategies import Call, Turn, build_session, long_sessions, sessions
 
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b")

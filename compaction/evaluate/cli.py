@@ -15,11 +15,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from compaction.backend import BackendError, backend_name, connect
+from compaction.agent.backend import BackendError, backend_name, connect
 from compaction.evaluate import compare
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.probes import ProbeError
-from compaction.evaluate.replay import Replay, keep_final
+from compaction.evaluate.replay.turns import Replay, keep_final
 from compaction.evaluate.strategies import STRATEGIES
 
 

@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import KINDS, Probe, load_probes
-from compaction.evaluate.replay import Replay, replay_messages, replay_offline
+from compaction.evaluate.replay.turns import Replay, replay_messages, replay_offline
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import load_session
-from compaction.models import DEFAULT_MODEL
-from compaction.tokens import estimate_tokens
 
 PROBES = Path(__file__).resolve().parent / "probes"
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

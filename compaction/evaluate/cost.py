@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.messages import shared_prefix
-from compaction.server_side import PRICE
-from compaction.tokens import TokenCounter, estimate_tokens, message_tokens
+from compaction.agent.server_side import PRICE
+from compaction.core.messages import shared_prefix
+from compaction.core.tokens import TokenCounter, estimate_tokens, message_tokens
 
 CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
 CACHE_READ = PRICE["read"]  # cache hit, times the base input price

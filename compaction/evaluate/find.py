@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from compaction.core.messages import blocks, text_of, tool_result_blocks, tool_use_blocks
 from compaction.evaluate.probes import Probe
 from compaction.levels.phases import action_of
-from compaction.messages import blocks, text_of, tool_result_blocks, tool_use_blocks
 
 CONSTRAINT = re.compile(
     r"\b(not|never|only|must|always|without|avoid|make sure|instead|don't|do not)\b", re.IGNORECASE

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from compaction.evaluate.replay import Replay
+from compaction.evaluate.replay.turns import Replay
 
 
 def frontier_plot(replays: Sequence[Replay], *, title: str | None = None) -> Figure:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.core.messages import blocks, text
 from compaction.evaluate.probes import Probe, answers, normalized
-from compaction.messages import blocks, text
 
 QUESTION = "Answer from the conversation above only, in one or two sentences, quoting exact names: {question}"
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.messages import blocks, text_of
+from compaction.core.messages import blocks, text_of
 
 KINDS = ("recall", "artifact", "continuation", "decision", "instruction")
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front

@@ -13,11 +13,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.core.messages import blocks
+from compaction.core.summary_prompt import NO_TOOLS_HEAD
 from compaction.evaluate.cost import Request, framing_tokens
 from compaction.evaluate.probes import ContextTexts, Probe, answers
 from compaction.evaluate.strategies import Passes
-from compaction.messages import blocks
-from compaction.summary_prompt import NO_TOOLS_HEAD
 
 
 class RecordingClient:

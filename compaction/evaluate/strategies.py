@@ -8,7 +8,7 @@
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
 - ``pipeline``: the ``Compactor`` with its defaults (only the window is set).
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
-- ``recent turns``: the Java port's design (``compaction.recent_turns.RecentTurns``).
+- ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 
 ``build`` returns a ``Keeper``: the hooks ``run_agent`` takes, and ``passes(messages)``, which
 runs one preparation and returns each pass by name, so the replay can say which pass lost a probe.
@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from compaction.events import CompactionEvent
-from compaction.micro import micro_compact
-from compaction.pipeline import Compactor
-from compaction.recent_turns import RecentTurns
-from compaction.store import OutputStore
+from compaction.core.events import CompactionEvent
+from compaction.core.store import OutputStore
+from compaction.layers.micro import micro_compact
+from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.recent_turns import RecentTurns
 
 STRATEGIES = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first

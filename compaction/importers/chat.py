@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.problems import Problem
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text, tool_result, tool_use
 
 OPENAI_ROLES = ("system", "developer", "tool", "function")
 OPENAI_PARTS = ("image_url", "input_text", "input_image", "refusal")

@@ -24,10 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from compaction.core.messages import text_of
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text_of
 
 MESSAGE_TYPES = ("user", "assistant")
 # record types that stay on the user's machine and never reach the model

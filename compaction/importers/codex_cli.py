@@ -20,10 +20,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text, tool_result, tool_use
 
 LOCAL = ("session_meta", "turn_context", "event_msg", "compacted")
 CALLS = ("function_call", "custom_tool_call")

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.chat import openai_to_raw
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text, tool_result, tool_use
 
 COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)```", re.S)
 

@@ -38,10 +38,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text, tool_result, tool_use
 
 TOOL_ACTIONS = frozenset(
     {

@@ -17,8 +17,8 @@ import re
 from collections import defaultdict, deque
 from typing import Any
 
+from compaction.core.messages import text, text_of, tool_result, tool_use, validate
 from compaction.importers.problems import Problem
-from compaction.messages import text, text_of, tool_result, tool_use, validate
 
 KEPT_BLOCKS = ("text", "tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking")
 MISSING_RESULT = "[no result was recorded for this tool call]"

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.chat import openai_call
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
-from compaction.messages import text, tool_result, tool_use
 
 
 def read_swe_agent(data: Any, *, file: str) -> ImportedSession:

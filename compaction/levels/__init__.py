@@ -5,5 +5,5 @@ and the signals that say when to compact.
 ``phases`` finds where a phase of work ends and ``phase_summary`` writes its short summary;
 ``checkpoint`` saves a whole session as Markdown and resumes from it; ``signals`` and
 ``session_map`` watch a session for the moments to act. Deliberately left out: the layers
-themselves (``compaction.budget``, ``snip``, ``micro``, ``summarize``), which these build on.
+themselves (``compaction.layers.budget``, ``snip``, ``micro``, ``summarize``), which these build on.
 """

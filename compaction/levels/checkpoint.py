@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction.core.messages import Message, text_of, tool_result_blocks, tool_use_blocks
 from compaction.levels.condense import failures
 from compaction.levels.phase_summary import REASON, edited_line, phase_facts, statement
 from compaction.levels.phases import action_of, detect_phases
-from compaction.messages import Message, text_of, tool_result_blocks, tool_use_blocks
 
 # section title -> (Checkpoint field, how an item is written)
 SECTIONS = {

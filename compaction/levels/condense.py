@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+from compaction.core.tokens import count_text
 from compaction.levels.locations import _PATH, locations, missing_references
-from compaction.tokens import count_text
 
 KINDS = ("grep", "test_run", "log", "listing", "generic")
 FILE_READERS = ("read_file", "Read", "view")  # tools whose output condense leaves as it is

@@ -16,12 +16,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from compaction.core.messages import Message, text, text_of, tool_result_blocks, tool_use_blocks
+from compaction.core.tokens import count_text
+from compaction.core.transcript import write_transcript
 from compaction.levels.condense import failures
 from compaction.levels.locations import line_ranges, references
 from compaction.levels.phases import action_of, detect_phases, steps
-from compaction.messages import Message, text, text_of, tool_result_blocks, tool_use_blocks
-from compaction.tokens import count_text
-from compaction.transcript import write_transcript
 
 MAX_SUMMARY_TOKENS = 300
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$", re.M)

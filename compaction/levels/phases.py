@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compaction.core.messages import Message, text_of, tool_result_blocks, tool_use_blocks
 from compaction.levels.condense import failing_tests
-from compaction.messages import Message, text_of, tool_result_blocks, tool_use_blocks
 
 SUMMARY_HEAD = re.compile(r"^## \w+ phase complete")
 MIN_RESEARCH_STEPS = 2  # reads, searches or test runs before an edit that make a research phase

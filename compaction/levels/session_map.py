@@ -4,7 +4,7 @@
 (tiktoken), a band per phase from ``compaction.levels.phases.detect_phases`` and a marker per signal from
 ``compaction.levels.signals.detect_signals``, so a reader sees where the work changed and where the
 guide says to compact. Deliberately left out: the API's own token counts and the window line,
-which ``compaction.plots.token_timeline`` draws from an agent run's turn records.
+which ``compaction.views.plots.token_timeline`` draws from an agent run's turn records.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from compaction.core.messages import Message
+from compaction.core.palette import LINES, OTHER, PHASES, SIGNALS
+from compaction.core.tokens import message_tokens
 from compaction.levels.phases import Phase, detect_phases
 from compaction.levels.signals import Signal, detect_signals
-from compaction.messages import Message
-from compaction.palette import LINES, OTHER, PHASES, SIGNALS
-from compaction.tokens import message_tokens
 
 PHASE_COLORS = PHASES  # phase kind -> band colour, from the course's one palette
 SIGNAL_MARKERS = {  # signal kind -> (marker, colour)

@@ -19,13 +19,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from compaction.events import CompactionEvent
+from compaction.core.events import CompactionEvent
+from compaction.core.messages import (
+    Message,
+    text_of,
+    tool_inputs,
+    tool_names,
+    tool_result_blocks,
+    tool_use_blocks,
+)
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens
 from compaction.levels.condense import condense
 from compaction.levels.phase_summary import compact_phases, statement
 from compaction.levels.phases import action_of, detect_phases
-from compaction.messages import Message, text_of, tool_inputs, tool_names, tool_result_blocks, tool_use_blocks
-from compaction.store import OutputStore
-from compaction.tokens import estimate_tokens
 
 MAX_TURNS = 20
 MAX_LINES = 500

@@ -22,7 +22,8 @@ import json
 import threading
 from typing import Any
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
+from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline import scenario, server_compaction
 from compaction.offline.caching import PromptCache, canonical
 from compaction.offline.context_config import ClearToolUses, Compact
@@ -30,7 +31,6 @@ from compaction.offline.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.errors import RequestError
 from compaction.offline.request import Request, checked
 from compaction.offline.usage import cached_usage, zero_usage
-from compaction.tokens import count_text, estimate_tokens
 
 DEFAULT_WINDOW = 200_000
 HEADER_WINDOW = "x-compaction-window"

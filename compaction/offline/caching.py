@@ -8,7 +8,7 @@ an earlier change anywhere in the prefix is a miss; the lookback checks about 20
 before each breakpoint for an earlier hit; a 5-minute lifetime by default, ``ttl: "1h"`` for an
 hour, refreshed each time the entry is read; a minimum cacheable length (1,024 tokens for the
 Sonnet and Opus models of the page's table). (The prices, writes 1.25x or 2x the base input price
-and reads 0.1x, are the client's business: ``compaction.server_side.input_cost``.) At most four
+and reads 0.1x, are the client's business: ``compaction.agent.server_side.input_cost``.) At most four
 breakpoints ("A maximum of 4 blocks with
 cache_control may be provided. Found 5.", the API's wording as reported in
 https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input into

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
 from compaction.offline.context_config import ClearThinking, ClearToolUses
 
 PLACEHOLDER = "[tool result cleared by context management]"  # the offline server's wording

@@ -8,7 +8,7 @@ Deliberately left out: reading file contents or diffs; only the calls and result
 
 from __future__ import annotations
 
-from compaction.messages import blocks, text_of
+from compaction.core.messages import blocks, text_of
 from compaction.offline import state
 
 LANGUAGES = {".py": "Python", ".md": "Markdown", ".txt": "plain text", ".json": "JSON", ".toml": "TOML"}

@@ -9,7 +9,7 @@ Any model name is known. Deliberately left out: capabilities and pagination beyo
 
 from __future__ import annotations
 
-from compaction.models import DEFAULT_MODEL
+from compaction.core.models import DEFAULT_MODEL
 
 CREATED_AT = "2025-01-01T00:00:00Z"  # a fixed date: same bytes on every run
 MAX_OUTPUT_TOKENS = 64_000

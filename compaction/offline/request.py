@@ -2,7 +2,7 @@
 
 ``checked`` merges consecutive same-role turns as the API does (``turns``), then refuses what the
 API refuses, with its wording; the rules of the list itself come from
-``compaction.messages.validate`` only, the ``tool_use`` id pattern from the API's own 400
+``compaction.core.messages.validate`` only, the ``tool_use`` id pattern from the API's own 400
 ("messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", seen in
 https://github.com/CommandCodeAI/command-code/issues/323), the ``context_management`` shapes from
 ``context_config``. An error's message index is the index the client sent (``turns``).
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.messages import InvalidConversation, blocks, validate
+from compaction.core.messages import InvalidConversation, blocks, validate
 from compaction.offline.context_config import Edit, betas_of, parse
 from compaction.offline.errors import RequestError
 from compaction.offline.turns import merge_turns

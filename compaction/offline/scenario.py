@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from compaction.messages import text, text_of, tool_use, tool_use_blocks
+from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
 from compaction.offline import plan, state
 from compaction.offline.summarizer import is_summary_request, summarize
 

@@ -23,9 +23,9 @@ Deliberately left out: ``encrypted_content``, ``signature`` and ``tool_changes``
 
 from __future__ import annotations
 
-from compaction.messages import blocks, text
+from compaction.core.messages import blocks, text
+from compaction.core.summary_prompt import SUMMARY_PROMPT
 from compaction.offline.summarizer import summarize
-from compaction.summary_prompt import SUMMARY_PROMPT
 
 SUMMARY_RE_OPEN, SUMMARY_RE_CLOSE = "<summary>", "</summary>"
 

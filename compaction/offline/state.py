@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from compaction.messages import blocks, text_of
-from compaction.placeholders import restored_path
+from compaction.core.messages import blocks, text_of
+from compaction.core.placeholders import restored_path
 
 MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
 NUMBERED_LINE_RE = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front

@@ -1,8 +1,8 @@
 """The offline summarizer: an extractive summary in the nine sections of the course's prompt.
 
 A request is a summary request when its last user message ends with a text block starting with
-``compaction.summarize.NO_TOOLS_HEAD``. The answer is ``<analysis>`` (a few counts) and then
-``<summary>`` with the sections of ``compaction.summarize.SECTIONS``, filled only from what the
+``compaction.layers.summarize.NO_TOOLS_HEAD``. The answer is ``<analysis>`` (a few counts) and then
+``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, filled only from what the
 conversation holds: the first user text, the tool calls made (files read, edited, written), the
 results that failed, the agent's own words, and the scripted plan for what is still pending.
 A previous summary found in the input is carried over (its request, files, errors, messages).
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS
 from compaction.offline import plan, state
 from compaction.offline.extract import facts as conversation_facts
 from compaction.offline.extract import neutral, short
-from compaction.summary_prompt import NO_TOOLS_HEAD, SECTIONS
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 

@@ -11,7 +11,7 @@ documented). Deliberately left out: merging anything else (system prompts, adjac
 
 from __future__ import annotations
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
 
 
 def merge_turns(messages: list) -> tuple[list, list[int]]:

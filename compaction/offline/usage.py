@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from compaction.messages import blocks
+from compaction.core.messages import blocks
+from compaction.core.tokens import count_text, estimate_tokens, message_tokens
 from compaction.offline.caching import Prefix, PromptCache
 from compaction.offline.request import Request
-from compaction.tokens import count_text, estimate_tokens, message_tokens
 
 
 def zero_usage() -> dict:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.server_side import Ledger, cache_breaks, client_keeps, run_session
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
-from compaction.messages import assistant, text, tool_result, tool_use, user
-from compaction.server_side import Ledger, cache_breaks, client_keeps, run_session
 
 WINDOW = 8_000
 TURNS = 50

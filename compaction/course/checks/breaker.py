@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from compaction.core.events import CompactionEvent
 from compaction.course.checks import CheckReport, run_cases
-from compaction.events import CompactionEvent
-from compaction.triggers import CircuitBreaker
+from compaction.layers.triggers import CircuitBreaker
 
 COUNTED = ("summary", "summary_failed")  # the automatic summary's outcomes
 

@@ -20,10 +20,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.budget import tool_result_budget
-from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
-from compaction.messages import (
+from compaction.core.messages import (
     assistant,
     is_tool_result_message,
     result_chars,
@@ -32,8 +29,11 @@ from compaction.messages import (
     tool_use,
     user,
 )
-from compaction.placeholders import MARKER_OVERHEAD, is_persisted_marker
-from compaction.store import OutputStore
+from compaction.core.placeholders import MARKER_OVERHEAD, is_persisted_marker
+from compaction.core.store import OutputStore
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
+from compaction.course.checks.messages import course_sessions
+from compaction.layers.budget import tool_result_budget
 
 PREVIEW = 2_000
 

@@ -15,9 +15,9 @@ import random
 import re
 from collections.abc import Callable
 
+from compaction.core.tokens import count_text
 from compaction.course.checks import CheckReport, run_cases
 from compaction.levels.locations import missing_references
-from compaction.tokens import count_text
 
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$", re.M)
 _PROJECT = ("src/shop/cart.py", "src/shop/pricing.py", "src/shop/tax.py", "src/shop/api.py")

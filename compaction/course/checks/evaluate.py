@@ -18,15 +18,15 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from compaction.agent import sample_session
+from compaction.agent.loop import sample_session
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.compare import PROBES, offline_session
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, answers, context_text, load_probes, probe
+from compaction.layers.micro import micro_compact
+from compaction.layers.snip import snip_compact
 from compaction.levels.checkpoint import files_modified
-from compaction.messages import assistant, text, tool_result, tool_use, user
-from compaction.micro import micro_compact
-from compaction.pipeline import Compactor
-from compaction.snip import snip_compact
+from compaction.pipeline.compactor import Compactor
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40

@@ -16,9 +16,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.agent import sample_session
-from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.messages import (
+from compaction.agent.loop import sample_session
+from compaction.core.messages import (
     RULES,
     InvalidConversation,
     assistant,
@@ -32,6 +31,7 @@ from compaction.messages import (
     user,
     validate,
 )
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 
 # the rules the chapter's first_problem covers, in the order validate checks them
 FORM_RULES = (

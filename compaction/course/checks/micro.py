@@ -16,12 +16,20 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from compaction.core.messages import (
+    assistant,
+    result_chars,
+    tool_inputs,
+    tool_names,
+    tool_result,
+    tool_use,
+    user,
+)
+from compaction.core.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import assistant, result_chars, tool_inputs, tool_names, tool_result, tool_use, user
-from compaction.micro import micro_compact
-from compaction.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
-from compaction.prompt_cache import cache_breaks
+from compaction.layers.micro import micro_compact
+from compaction.layers.prompt_cache import cache_breaks
 
 SETTINGS = [(3, 120), (1, 120), (0, 0), (5, 50), (10, 120), (3, 2_000)]
 CALLS = [

@@ -18,17 +18,17 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.budget import tool_result_budget
+from compaction.core.messages import assistant, text, text_of, tool_result, tool_use, user
+from compaction.core.placeholders import MARKER_OVERHEAD
+from compaction.core.store import OutputStore
+from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import assistant, text, text_of, tool_result, tool_use, user
-from compaction.micro import micro_compact
-from compaction.placeholders import MARKER_OVERHEAD
-from compaction.prompt_cache import common_prefix
-from compaction.snip import snip_compact
-from compaction.store import OutputStore
-from compaction.tokens import estimate_tokens, message_tokens
-from compaction.triggers import summary_threshold
+from compaction.layers.budget import tool_result_budget
+from compaction.layers.micro import micro_compact
+from compaction.layers.prompt_cache import common_prefix
+from compaction.layers.snip import snip_compact
+from compaction.layers.triggers import summary_threshold
 
 BIG = 40_000  # characters of the large output in the order case
 

@@ -18,14 +18,14 @@ from collections.abc import Callable
 
 import anthropic
 
-from compaction.api_errors import is_prompt_too_long, tokens_over
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.core.api_errors import is_prompt_too_long, tokens_over
+from compaction.core.messages import InvalidConversation, is_tool_result_message, validate
+from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.course.checks.summarize import LayerRuns
-from compaction.messages import InvalidConversation, is_tool_result_message, validate
-from compaction.reactive import pair_safe_tail
-from compaction.tokens import estimate_tokens
+from compaction.layers.reactive import pair_safe_tail
 
 try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
     import httpx2 as httpx

@@ -18,14 +18,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from compaction.agent import SAMPLE_WINDOW, sample_session
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import SAMPLE_WINDOW, sample_session
+from compaction.core.messages import blocks, text, tool_result, tool_use
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.probes import Probe
+from compaction.evaluate.replay.engine import replay
+from compaction.evaluate.replay.sample import claude_code_records
 from compaction.importers import load, normalize
-from compaction.messages import blocks, text, tool_result, tool_use
-from compaction.replay.engine import replay
-from compaction.replay.sample import claude_code_records
 
 CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
 RESPONSE = re.compile(r"<tool_response>(.*?)</tool_response>", re.S)

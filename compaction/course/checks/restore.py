@@ -19,13 +19,13 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from compaction.agent import new_workspace, run_agent
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.agent.loop import new_workspace, run_agent
+from compaction.agent.tools import Workspace
+from compaction.core.messages import tool_use_blocks
 from compaction.course.checks import CheckReport, run_cases
-from compaction.messages import tool_use_blocks
-from compaction.micro import micro_compact
-from compaction.restore import choose_restores, restore_files
-from compaction.tools import Workspace
+from compaction.layers.micro import micro_compact
+from compaction.layers.restore import choose_restores, restore_files
 
 
 @lru_cache(maxsize=1)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
-from compaction.messages import (
+from compaction.core.messages import (
     InvalidConversation,
     assistant,
     blocks,
@@ -27,9 +25,11 @@ from compaction.messages import (
     user,
     validate,
 )
-from compaction.placeholders import snip_placeholder
-from compaction.snip import snip_compact, user_words
-from compaction.tokens import estimate_tokens
+from compaction.core.placeholders import snip_placeholder
+from compaction.core.tokens import estimate_tokens
+from compaction.course.checks import CheckReport, assert_same_messages, run_cases
+from compaction.course.checks.messages import course_sessions
+from compaction.layers.snip import snip_compact, user_words
 
 GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]
 

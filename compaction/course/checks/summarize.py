@@ -18,19 +18,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compaction.backend import connect
+from compaction.agent.backend import connect
+from compaction.core.messages import InvalidConversation, is_valid, text_of, validate
+from compaction.core.transcript import TranscriptError, read_transcript
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions
-from compaction.messages import InvalidConversation, is_valid, text_of, validate
-from compaction.summarize import (
+from compaction.layers.summarize import (
     NO_TOOLS_HEAD,
     SummaryFailed,
     extract_summary,
     strip_analysis,
     summary_from_blocks,
 )
-from compaction.summary_request import with_summary_prompt
-from compaction.transcript import TranscriptError, read_transcript
+from compaction.layers.summary_request import with_summary_prompt
 
 ANSWERS = [
     "<analysis>first I read calc.py</analysis>\n<summary>1. Primary Request and Intent: fix add</summary>",

@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 from anthropic.types import Usage
 
+from compaction.core.messages import is_tool_result_message
+from compaction.core.tokens import TokenCounter, usage_input_tokens
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
-from compaction.messages import is_tool_result_message
-from compaction.tokens import TokenCounter, usage_input_tokens
 
 
 def anchored_count_reference(messages: list, sent: list, sent_tokens: int, method: str = "chars") -> int:

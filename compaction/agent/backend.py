@@ -1,0 +1,85 @@
+"""connect(): a real ``anthropic.Anthropic`` client, talking to the offline model or to Claude.
+
+Offline is the default: the client's ``base_url`` points at the loopback server of
+``compaction.offline`` (one per process, started on first use), and the client's settings
+(context window, scenario, seed) ride along as default headers on every request. With
+``backend="anthropic"`` or ``COMPACTION_BACKEND=anthropic`` the client talks to the real API with
+``ANTHROPIC_API_KEY``. The key is read from the environment only, never printed, logged or stored
+by this module. Deliberately left out: Bedrock/Vertex clients and the async client.
+"""
+
+from __future__ import annotations
+
+import os
+
+import anthropic
+
+from compaction.core.models import CLAUDE_MODEL, DEFAULT_MODEL, default_model  # noqa: F401 - public here too
+from compaction.offline import shared_server
+from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+from compaction.offline.scenario import SCENARIOS
+
+DEFAULT_WINDOW = 200_000
+BACKENDS = ("offline", "anthropic")
+OFFLINE_KEY = "offline-model-needs-no-key"  # a placeholder, deliberately not shaped like a real key
+
+
+class BackendError(RuntimeError):
+    """connect() cannot build the client that was asked for (unknown backend, missing key)."""
+
+
+def backend_name(backend: str | None = None) -> str:
+    """The backend to use: the argument, else ``COMPACTION_BACKEND``, else ``"offline"``."""
+    name = (backend or os.environ.get("COMPACTION_BACKEND") or "offline").strip().lower()
+    if name not in BACKENDS:
+        raise BackendError(
+            f"backend must be one of {BACKENDS}, not {name!r} (argument or COMPACTION_BACKEND)"
+        )
+    return name
+
+
+def connect(
+    backend: str | None = None,
+    *,
+    context_window: int | None = None,
+    scenario: str | None = None,
+    seed: int = 0,
+) -> anthropic.Anthropic:
+    """An ``anthropic.Anthropic`` client: the offline model by default, the real API on request.
+
+    ``context_window``, ``scenario`` and ``seed`` configure the offline model only; the real API
+    has its model's own window.
+    """
+    if backend_name(backend) == "anthropic":
+        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+        if not key:
+            raise BackendError(
+                "the anthropic backend needs an API key: set the environment variable ANTHROPIC_API_KEY "
+                "(or use the offline backend, the default)"
+            )
+        return anthropic.Anthropic(api_key=key, max_retries=2)
+    return offline_client(context_window=context_window, scenario=scenario, seed=seed)
+
+
+def offline_client(
+    *, context_window: int | None = None, scenario: str | None = None, seed: int = 0
+) -> anthropic.Anthropic:
+    """A client for the process's offline server, with its settings as default headers."""
+
+    window = DEFAULT_WINDOW if context_window is None else context_window
+    if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+        raise ValueError(f"context_window must be a positive int, not {window!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"seed must be an int, not {seed!r}")
+    headers = {HEADER_WINDOW: str(window), HEADER_SEED: str(seed)}
+    if scenario is not None and scenario not in SCENARIOS:
+        raise ValueError(f"unknown offline scenario {scenario!r}; choose one of: {', '.join(SCENARIOS)}")
+    if scenario is not None:
+        headers[HEADER_SCENARIO] = scenario
+    return anthropic.Anthropic(
+        api_key=OFFLINE_KEY,
+        base_url=shared_server().url,
+        max_retries=1,
+        timeout=60.0,
+        default_headers=headers,
+    )

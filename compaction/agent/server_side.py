@@ -1,0 +1,237 @@
+"""Letting the Messages API manage the context: a client that asks the server to edit and cache.
+
+``ServerManaged(client, edits=[...])`` behaves like ``client`` for ``run_agent`` (it has
+``messages.create``), but sends each request to the beta endpoint with ``context_management``
+(the edits: ``clear_tool_uses_20250919``, ``clear_thinking_20251015``, ``compact_20260112``), the
+beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
+up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
+written to cache), the edits applied, compactions, and the files the agent read again.
+``run_session`` plays the same agent session under one strategy (server-side edits, or the course's
+own ``Compactor``) and returns its ledger, so strategies can be compared call for call.
+The client keeps its full history: server-side edits never change what the client holds
+(https://platform.claude.com/docs/en/build-with-claude/context-editing).
+Deliberately left out: streaming and the async client.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compaction.agent.backend import backend_name, connect
+from compaction.agent.loop import SessionResult, new_workspace, run_agent
+from compaction.core.store import OutputStore
+from compaction.offline.api import HEADER_CACHE_SCOPE
+from compaction.pipeline.compactor import Compactor
+
+BETAS = {  # edit type -> the beta header it needs
+    "clear_tool_uses_20250919": "context-management-2025-06-27",
+    "clear_thinking_20251015": "context-management-2025-06-27",
+    "compact_20260112": "compact-2026-01-12",
+}
+STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads
+# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing")
+PRICE = {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}
+
+
+class ServerManaged:
+    """A client for ``run_agent`` whose requests carry ``context_management`` and a cache breakpoint."""
+
+    def __init__(self, client: Any, *, edits: Sequence[dict] = (), cache: bool = True, record: Any = None):
+        unknown = [e.get("type") for e in edits if e.get("type") not in BETAS]
+        if unknown:
+            raise ValueError(f"unknown edit type(s) {unknown}; choose from {list(BETAS)}")
+        self.client, self.edits, self.cache = client, [dict(e) for e in edits], cache
+        self.record = record  # called with each response, e.g. Ledger.on_side_call
+        self.messages = self  # run_agent calls client.messages.create
+
+    def options(self) -> dict:
+        """The extra parameters every request carries."""
+        extra: dict = {}
+        if self.edits:
+            extra["context_management"] = {"edits": self.edits}
+            extra["betas"] = sorted({BETAS[e["type"]] for e in self.edits})
+        if self.cache:
+            extra["cache_control"] = {"type": "ephemeral"}
+        return extra
+
+    def create(self, **request: Any) -> Any:
+        """``client.beta.messages.create`` with the edits, their betas and the cache breakpoint."""
+        response = self.client.beta.messages.create(**request, **self.options())
+        if self.record is not None:
+            self.record(response)
+        return response
+
+    def count_tokens(self, **request: Any) -> Any:
+        """``client.beta.messages.count_tokens`` with the same extra parameters."""
+        return self.client.beta.messages.count_tokens(**request, **self.options())
+
+
+def input_cost(usage: Any) -> float:
+    """Input cost of one response in base-price tokens: writes 1.25x (5m) or 2x (1h), reads 0.1x."""
+    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
+    creation = get("cache_creation")
+    one_hour = (
+        creation.get("ephemeral_1h_input_tokens")
+        if isinstance(creation, dict)
+        else getattr(creation, "ephemeral_1h_input_tokens", 0)
+    ) or 0
+    written = get("cache_creation_input_tokens") or 0
+    return (
+        PRICE["input"] * (get("input_tokens") or 0)
+        + PRICE["5m"] * (written - one_hour)
+        + PRICE["1h"] * one_hour
+        + PRICE["read"] * (get("cache_read_input_tokens") or 0)
+    )
+
+
+@dataclass
+class Ledger:
+    """What a session's responses reported, one entry per model call."""
+
+    sent: list[int] = field(default_factory=list)  # all input tokens of each call
+    read: list[int] = field(default_factory=list)  # cache_read_input_tokens
+    written: list[int] = field(default_factory=list)  # cache_creation_input_tokens
+    cost: list[float] = field(default_factory=list)  # input_cost
+    cleared: list[int] = field(default_factory=list)  # tool uses the server cleared
+    compactions: int = 0
+    summaries: int = 0  # calls that only summarize: server compactions, or the pipeline's summary calls
+    summary_sent: int = 0  # their input tokens
+    summary_cost: float = 0.0  # their input cost
+    reads: list[str] = field(default_factory=list)  # paths of every read_file call, in order
+    step: int = 0  # the furthest [step N] the offline agent announced
+
+    def on_response(self, messages: list, response: Any) -> None:
+        """The ``run_agent`` hook: record one response."""
+        usage = response.usage
+        read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+        self.sent.append(usage.input_tokens + read + written)
+        self.read.append(read)
+        self.written.append(written)
+        self.cost.append(input_cost(usage))
+        applied = getattr(getattr(response, "context_management", None), "applied_edits", None) or []
+        self.cleared.append(sum(getattr(e, "cleared_tool_uses", 0) for e in applied))
+        for iteration in getattr(usage, "iterations", None) or []:
+            if iteration.type == "compaction":  # not in the top-level usage (SDK BetaUsage.iterations)
+                self.on_side_call(iteration)
+        for block in response.content:
+            if block.type == "compaction":
+                self.compactions += 1
+            if block.type == "tool_use" and block.name == "read_file":
+                self.reads.append(str((block.input or {}).get("path")))
+            if block.type == "text":
+                self.step = max([self.step] + [int(n) for n in STEP_RE.findall(block.text)])
+
+    def on_side_call(self, response_or_usage: Any) -> None:
+        """Record a call made only to summarize (its response, or a compaction iteration's usage)."""
+        usage = getattr(response_or_usage, "usage", response_or_usage)
+        read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+        self.summaries += 1
+        self.summary_sent += usage.input_tokens + read + written
+        self.summary_cost += input_cost(usage)
+
+    def cache_breaks(self) -> list[int]:
+        """The calls whose prefix was broken (see ``cache_breaks``)."""
+        return cache_breaks(self.read, self.written)
+
+    def rereads(self) -> int:
+        """read_file calls of a path the session had already read."""
+        return len(self.reads) - len(set(self.reads))
+
+    def totals(self) -> dict:
+        """The session's sums: calls, tokens sent, cache reads and writes, cost, re-reads, summaries.
+
+        ``sent`` and ``cost`` include the summary calls; ``cache read`` and ``written`` are the agent's.
+        """
+        return {
+            "calls": len(self.sent),
+            "sent": sum(self.sent) + self.summary_sent,
+            "cache read": sum(self.read),
+            "cache written": sum(self.written),
+            "cost": round(sum(self.cost) + self.summary_cost),
+            "files read again": self.rereads(),
+            "cache breaks": len(self.cache_breaks()),
+            "summaries": self.summaries,
+            "last step": self.step,
+        }
+
+
+def cache_breaks(read: Sequence[int], written: Sequence[int]) -> list[int]:
+    """Indexes of the calls that read back less than the call before them left in the cache.
+
+    A call leaves in the cache what it read from it plus what it wrote (``cache_read_input_tokens``
+    + ``cache_creation_input_tokens``); a call that only appends reads all of that back. Reading
+    less means an earlier part of the prefix changed (or expired), and everything after it was
+    written again. A call under the cache minimum leaves nothing, so the call after it breaks nothing.
+    """
+    return [i for i in range(1, len(read)) if read[i] < read[i - 1] + written[i - 1]]
+
+
+def run_session(
+    edits: Sequence[dict] = (),
+    *,
+    window: int,
+    turns: int,
+    pipeline: bool = False,
+    cache: bool = True,
+    folder: str | Path | None = None,
+) -> tuple[Ledger, SessionResult]:
+    """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline)."""
+    base = connect(context_window=window)
+    if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
+        base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
+    root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))
+    ledger = Ledger()
+    hooks: dict = {"on_response": ledger.on_response}
+    if pipeline:
+        summarizer = ServerManaged(connect(context_window=window), cache=False, record=ledger.on_side_call)
+        compactor = Compactor(
+            store=OutputStore(root / "store"),
+            client=summarizer,
+            transcript_dir=root / "transcripts",
+            context_window=window,
+            workspace=root / "workspace",
+        )
+        hooks = compactor.agent_hooks()
+        observe = hooks["on_response"]
+
+        def both(messages: list, response: Any) -> None:
+            observe(messages, response)
+            ledger.on_response(messages, response)
+
+        hooks["on_response"] = both
+    client = ServerManaged(base, edits=edits, cache=cache)
+    result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, **hooks)
+    return ledger, result
+
+
+EDITING_TOOLS = ("edit_file", "write_file")
+
+
+def client_keeps(messages: list) -> dict[str, list[str]]:
+    """What a client must still hold itself before the server compacts: the user's words, files changed.
+
+    A server-side summary is written by the model and may paraphrase or drop the user's constraints;
+    only the client can restore them verbatim afterwards, and re-read the files it changed.
+    """
+    words, files = [], []
+    for message in messages:
+        content = message["content"]
+        if message["role"] == "user":
+            if isinstance(content, str):
+                words.append(content)
+            else:
+                words += [b["text"] for b in content if b.get("type") == "text"]
+            continue
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("name") in EDITING_TOOLS:
+                path = (block.get("input") or {}).get("path")
+                if path and path not in files:
+                    files.append(path)
+    return {"user_words": words, "files_changed": files}

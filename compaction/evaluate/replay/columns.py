@@ -1,0 +1,113 @@
+"""The strategy table's columns, shared by the terminal and the report, and the verdict over sessions.
+
+One set of labels and cells for both places, a one-line legend, strategies whose results are
+identical (and in which nothing fired) collapsed into one row, and a top-level verdict that says
+plainly when no session came near the window.
+"""
+
+from __future__ import annotations
+
+from compaction.evaluate.replay.departures import departures
+from compaction.evaluate.replay.engine import INPUT_PRICE, SessionReplay, StrategyRun
+from compaction.layers.triggers import summary_threshold
+
+COLUMNS = (
+    "strategy",
+    "outcome",
+    "peak",
+    "final",
+    "layers fired",
+    "tokens sent",
+    "cache breaks",
+    f"cost (${INPUT_PRICE:g}/M input)",
+    "probes kept",
+    "left the context",
+)
+NUMERIC = frozenset({"peak", "final", "tokens sent", "cache breaks", COLUMNS[7], "probes kept"})
+LEGEND = (
+    "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
+    "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
+    f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
+    "0.1x, writes 1.25x; probes kept = facts the final context still holds (- when no probe was found or "
+    "given); left the context = compactions that dropped tokens."
+)
+# records a format keeps on the user's machine, named so they are not mistaken for compactions
+IGNORED_LABELS = {"summary": "title summary record", "meta": "meta record", "sidechain": "sidechain record"}
+
+
+def outcome(run: StrategyRun) -> str:
+    """How the replay ended (turns done, refused at a turn, over the window), and the breaker."""
+    return run.outcome + (", breaker open" if run.breaker_open else "")
+
+
+def fired(run: StrategyRun) -> str:
+    """``layer xN`` for each layer that fired, or a dash."""
+    return ", ".join(f"{layer} x{n}" for layer, n in run.fired().items()) or "-"
+
+
+def cells(run: StrategyRun) -> list[str]:
+    """The row of ``run`` under ``COLUMNS`` (plain text, not yet redacted)."""
+    gone = departures(run)
+    kept = (
+        f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}" if run.score else "-"
+    )
+    return [
+        run.strategy,
+        outcome(run),
+        f"{run.peak:,}",
+        f"{run.final_tokens:,}",
+        fired(run),
+        f"{run.cost.sent:,}",
+        f"{run.cost.breaks:,}",
+        f"${run.dollars:.4f}",
+        kept,
+        f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens" if gone else "-",
+    ]
+
+
+def groups(runs: list[StrategyRun]) -> list[list[StrategyRun]]:
+    """Runs grouped when nothing fired in them and every cell but the name is the same, in order."""
+    out: list[list[StrategyRun]] = []
+    for run in runs:
+        same = next(
+            (g for g in out if not run.events and not g[0].events and cells(g[0])[1:] == cells(run)[1:]), None
+        )
+        if same is None:
+            out.append([run])
+        else:
+            same.append(run)
+    return out
+
+
+def group_name(group: list[StrategyRun]) -> str:
+    """A strategy's name, or a collapsed group's names one per line and ``(identical: nothing fired)``."""
+    if len(group) == 1:
+        return group[0].strategy
+    return "\n".join([*(r.strategy for r in group), "(identical: nothing fired)"])
+
+
+def ignored_text(ignored: dict[str, int]) -> str:
+    """``1 title summary record, 2 meta records``: what a format leaves out by design, named plainly."""
+    parts = []
+    for kind, n in sorted(ignored.items()):
+        label = IGNORED_LABELS.get(kind, f"{kind} record")
+        parts.append(f"{n} {label}{'s' if n != 1 else ''}")
+    return ", ".join(parts)
+
+
+def verdict(replays: list[SessionReplay]) -> str:
+    """One sentence over all sessions: how near the window the largest peak came, and what fired."""
+    runs = [run for r in replays for run in r.runs]
+    if not runs:
+        return "No session was replayed."
+    top = max(runs, key=lambda run: run.peak / max(run.window, 1))
+    share = top.peak / max(top.window, 1)
+    near = sum(any(run.peak >= summary_threshold(run.window) for run in r.runs) for r in replays)
+    layers = sorted({layer for run in runs for layer in run.fired()})
+    fired_text = "no layer fired" if not layers else "layers fired: " + ", ".join(layers)
+    if near == 0:
+        return (
+            f"No session came near the window: the largest peak was {top.peak:,} of {top.window:,} "
+            f"tokens ({share:.1%}), below the summary threshold; {fired_text}."
+        )
+    return f"{near} of {len(replays)} sessions reached the summary threshold; {fired_text}."

@@ -1,0 +1,201 @@
+"""L4 compact_history: the transcript first, then a structured summary replaces the history.
+
+``compact_history`` writes the whole list to a JSONL transcript before anything else (no
+transcript, no summary), asks the model for a summary with a prompt that forbids tool calls at its
+start and again at its end, asks for an ``<analysis>`` first and the summary inside ``<summary>``
+tags with the nine sections a production summary fills, strips the analysis, and returns a new
+list of ONE user message: a note that the session continues from a summary, where the transcript
+is, the summary, then the files the agent read most recently (``compaction.layers.restore``). Any failure
+raises ``SummaryFailed`` with a reason and leaves the input untouched, so a caller can count
+failures (the pipeline's circuit breaker). Deliberately left out: the circuit breaker itself (in
+``compaction.pipeline``), summarizing in several parts, and streaming the summary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from compaction.core.api_errors import too_long_counts
+from compaction.core.failures import SummaryFailed
+from compaction.core.messages import (
+    Message,
+    from_response,
+    has_tool_use,
+    is_tool_result_message,
+    text,
+    text_of,
+    tool_names,
+    validate,
+)
+from compaction.core.models import DEFAULT_MODEL
+from compaction.core.placeholders import continuation_text, transcript_named
+from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
+from compaction.core.tokens import estimate_tokens, message_tokens
+from compaction.core.transcript import TranscriptError, write_transcript
+from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
+from compaction.layers.summary_request import fit_request
+
+MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap on a summary's length
+MAX_PTL_RETRIES = 3  # times the request is cut again after the API still says "prompt is too long"
+
+_ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL)
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
+
+
+def strip_analysis(answer: str) -> str:
+    """The answer without its ``<analysis>...</analysis>`` part, stripped."""
+    return _ANALYSIS.sub("", answer).strip()
+
+
+def extract_summary(answer: str) -> str:
+    """The text inside ``<summary>`` tags, analysis removed; SummaryFailed when there is none."""
+    found = _SUMMARY.search(strip_analysis(answer))
+    if found is None or not found.group(1).strip():
+        raise SummaryFailed("the answer has no non-empty <summary>...</summary>")
+    return found.group(1).strip()
+
+
+def summarize_messages(
+    messages: Sequence[Message],
+    *,
+    client: Any,
+    model: str,
+    max_tokens: int,
+    context_window: int | None = None,
+    focus: str | None = None,
+    system: str | None = None,
+    tools: list[dict] | None = None,
+    timeout: float | None = None,
+) -> tuple[str, int]:
+    """Ask the model for a summary of ``messages``: (summary text, messages left out of the request)."""
+    extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
+    budget = None if context_window is None else context_window - max_tokens
+    for _ in range(MAX_PTL_RETRIES + 1):
+        try:
+            request, dropped = fit_request(messages, budget, focus=focus, extra_tokens=extra)
+        except ValueError as exc:
+            raise SummaryFailed(str(exc)) from exc
+        options = {"system": system, "tools": tools, "timeout": timeout}
+        try:
+            response = client.messages.create(
+                model=model,
+                max_tokens=max_tokens,
+                messages=request,
+                **{k: v for k, v in options.items() if v is not None},
+            )
+        except Exception as exc:  # noqa: BLE001 - any failure of the call is a failed summary
+            too_long = too_long_counts(exc)
+            if too_long is None:
+                raise SummaryFailed(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
+            sent, maximum = too_long  # the server's count and its window
+            estimate = sum(message_tokens(m, "tiktoken") for m in request) + extra
+            budget = estimate - (sent - maximum) - max(200, estimate // 20)
+            if budget <= 0:
+                raise SummaryFailed(f"the summary request is still too long ({exc})") from exc
+            continue
+        return summary_from_blocks(from_response(response)["content"]), dropped
+    raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
+
+
+def summary_from_blocks(content: list[dict]) -> str:
+    """The summary in an answer's content blocks; SummaryFailed for a tool call, no text, no <summary>."""
+    if any(block.get("type") == "tool_use" for block in content):
+        raise SummaryFailed("the summary answer called a tool; a summary must be text only")
+    answer = "".join(block.get("text", "") for block in content if block.get("type") == "text")
+    if not answer.strip():
+        raise SummaryFailed("the summary answer is empty")
+    return extract_summary(answer)
+
+
+def transcript_of(message: Message) -> Path | None:
+    """The transcript a continuation message (see ``continuation_text``) points to, if it is one."""
+    return transcript_named(text_of(message.get("content")) if isinstance(message, dict) else "")
+
+
+def tools_for(messages: Sequence[Message]) -> list[dict]:
+    """A definition for each tool the list calls: the API wants tools defined for tool blocks."""
+    names = sorted(set(tool_names(messages).values()))
+    schema = {"type": "object"}
+    return [{"name": n, "description": f"the agent's {n} tool", "input_schema": dict(schema)} for n in names]
+
+
+def compact_history(
+    messages: Sequence[Message],
+    *,
+    client: Any,
+    transcript_dir: Path | str,
+    focus: str | None = None,
+    manual: bool = False,
+    **options: Any,
+) -> list[Message]:
+    """Transcript first, then a summary: a new one-message list (summary and restored files).
+
+    ``options`` go to ``summary_message``: model, max_tokens, context_window, workspace, restore,
+    system, tools, timeout.
+    """
+    validate(list(messages))
+    try:
+        transcript = write_transcript(messages, transcript_dir)
+    except TranscriptError as exc:
+        raise SummaryFailed(f"the transcript could not be written, so nothing was summarized: {exc}") from exc
+    return [
+        summary_message(messages, transcript=transcript, client=client, focus=focus, manual=manual, **options)
+    ]
+
+
+def summary_message(
+    messages: Sequence[Message],
+    *,
+    transcript: Path,
+    client: Any,
+    focus: str | None = None,
+    model: str | None = None,
+    max_tokens: int = MAX_OUTPUT_TOKENS_FOR_SUMMARY,
+    context_window: int | None = None,
+    workspace: Path | str | None = None,
+    restore: bool = True,
+    manual: bool = False,
+    system: str | None = None,
+    tools: list[dict] | None = None,
+    timeout: float | None = None,
+) -> Message:
+    """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files."""
+    if context_window is not None:  # the answer must fit beside the request: a tenth of the window
+        max_tokens = min(max_tokens, max(256, context_window // 10))
+    if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
+        tools = tools_for(messages)
+    try:
+        summary, dropped = summarize_messages(
+            messages,
+            client=client,
+            model=model or DEFAULT_MODEL,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            focus=focus,
+            system=system,
+            tools=tools,
+            timeout=timeout,
+        )
+    except SummaryFailed as exc:
+        raise SummaryFailed(exc.reason, transcript) from exc.__cause__
+    shown = _shown_path(transcript, workspace)
+    opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
+    content = [text(opening)]
+    if restore and workspace is not None:
+        budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 10)
+        per_file = min(MAX_TOKENS_PER_FILE, budget)
+        content += restore_files(messages, workspace, max_tokens_per_file=per_file, max_total_tokens=budget)
+    return {"role": "user", "content": content}
+
+
+def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
+    """The transcript's path relative to the workspace when it lies inside it."""
+    if workspace is not None:
+        try:
+            return transcript.resolve().relative_to(Path(workspace).resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(transcript)

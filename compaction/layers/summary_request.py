@@ -1,0 +1,111 @@
+"""The summary request: the history plus the summary prompt, cut so that the request itself fits.
+
+A summary is asked for exactly when the history is too big, so the request that carries it can be
+too big as well. ``fit_request`` then drops the oldest message groups from the request (they are
+in the transcript): it keeps the first user message (the task), a note saying how many messages
+were left out, and the newest messages from an assistant message on, so no ``tool_use`` is ever
+parted from its ``tool_result`` and roles keep alternating. Deliberately left out: summarizing the
+dropped part in a second call and merging; the summary says instead what only the transcript holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compaction.core.messages import Message, blocks, tail_starts, text, text_of
+from compaction.core.placeholders import RESTORED
+from compaction.core.summary_prompt import summary_prompt
+from compaction.core.tokens import message_tokens
+
+METHOD = "tiktoken"  # the counter the offline server uses
+LEAN_CHARS = 300  # a tool output longer than this is left out of a request that does not fit
+
+
+def with_summary_prompt(messages: Sequence[Message], focus: str | None = None) -> list[Message]:
+    """A new list: the prompt as the last text block of the last user message, or a new user turn."""
+    prompt = text(summary_prompt(focus))
+    if messages and messages[-1].get("role") == "user":
+        last = dict(messages[-1], content=[*blocks(messages[-1]), prompt])
+        return [*messages[:-1], last]
+    return [*messages, {"role": "user", "content": [prompt]}]
+
+
+def dropped_note(dropped: int) -> str:
+    """The line that stands in the request for the messages left out of it."""
+    return (
+        f"[{dropped} earlier messages are left out of this request because it would not fit the "
+        "context window; they are only in the transcript. Say so in the summary.]"
+    )
+
+
+def fit_request(
+    messages: Sequence[Message],
+    budget: int | None,
+    *,
+    focus: str | None = None,
+    extra_tokens: int = 0,
+) -> tuple[list[Message], int]:
+    """The summary request for ``messages`` within ``budget`` tokens, and how many messages it drops.
+
+    ``extra_tokens`` is what the request carries besides its messages (system prompt, tools).
+    Raises ValueError when even the first message plus the newest group does not fit.
+    """
+    if budget is None or _tokens(with_summary_prompt(messages, focus)) + extra_tokens <= budget:
+        return with_summary_prompt(messages, focus), 0
+    for history in (messages, lean(messages)):  # whole outputs first, then outputs left out too
+        found = _drop_oldest(history, budget - extra_tokens, focus)
+        if found is not None:
+            return found
+    raise ValueError(
+        f"the summary request does not fit {budget} tokens even with only the first message and the "
+        f"newest messages ({len(messages)} messages in all)"
+    )
+
+
+def lean(messages: Sequence[Message]) -> list[Message]:
+    """The list with long tool outputs and restored files cut to a line naming what was left out."""
+    out = []
+    for message in messages:
+        if isinstance(message.get("content"), str):
+            out.append(message)
+            continue
+        out.append({**message, "content": [_lean_block(b) for b in message["content"]]})
+    return out
+
+
+def _lean_block(block: dict[str, Any]) -> dict[str, Any]:
+    if block.get("type") == "tool_result":
+        size = len(text_of(block.get("content")))
+        if size > LEAN_CHARS:
+            return {**block, "content": f"[{size:,} characters of output left out here; in the transcript]"}
+    if block.get("type") == "text" and block.get("text", "").startswith(RESTORED):
+        return {**block, "text": block["text"].split("\n", 1)[0]}
+    return block
+
+
+def _drop_oldest(messages: Sequence[Message], budget: int, focus: str | None) -> tuple[list, int] | None:
+    """The request without the fewest oldest groups (maybe none) that makes it fit, or None."""
+    if _tokens(with_summary_prompt(messages, focus)) <= budget:
+        return with_summary_prompt(messages, focus), 0
+    # cut points: the request keeps messages[start:] where messages[start] is an assistant message
+    starts = tail_starts(messages, 2)
+    sizes = [message_tokens(m, METHOD) for m in messages]  # tokens of each message as it is
+    last_is_user = messages[-1].get("role") == "user"  # then the prompt joins it, else it follows
+    for start in starts:
+        request = _request_from(messages, start, focus)
+        ends = _tokens([request[0], request[-1]])
+        middle = sum(sizes[start : len(messages) - 1] if last_is_user else sizes[start:])
+        if ends + middle <= budget:
+            return request, start - 1
+    return None
+
+
+def _request_from(messages: Sequence[Message], start: int, focus: str | None) -> list[Message]:
+    """The first user message with the dropped-note, then messages[start:], then the prompt."""
+    first = {"role": "user", "content": [*blocks(messages[0]), text(dropped_note(start - 1))]}
+    return with_summary_prompt([first, *messages[start:]], focus)
+
+
+def _tokens(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(message_tokens(m, METHOD) for m in messages)

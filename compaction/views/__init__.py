@@ -1,0 +1,2 @@
+"""What a learner looks at: the widgets (``views.widgets``) and the plots (``views.plots``).
+"""
