@@ -109,4 +109,4 @@ def test_the_bare_install_evaluates_a_shared_session(bare):
     ]
     result = run(bare, *args)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert f"default pipeline, {SESSION.stem}: probes" in result.stdout
+    assert f"{SESSION.stem} (window 4,000;" in result.stdout and "pipeline" in result.stdout, result.stdout
