@@ -1,24 +1,22 @@
 # The course's two commands: `make lab` opens the course, `make test` checks every lesson.
 # Needs only Python 3.10+ and make; everything else goes into .venv (created when missing).
-# The install runs again only when pyproject.toml changes (stamp file .venv/.installed).
+# The install (the package with its course and test extras) runs again only when pyproject.toml
+# changes (stamp file .venv/.installed). Both targets call `python -m compaction.course lab|test`,
+# which work without make too (README).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
-LAB_CONFIG := $(CURDIR)/.jupyter/jupyter_lab_config.py
-SANITIZE := tests/nbval_sanitize.cfg
-# the chapters and solved exercises nbval runs; an empty folder is not an error
-NOTEBOOKS = $(sort $(wildcard notebooks/*.ipynb solutions/*.ipynb))
-# tests and notebooks always use the offline model, whatever the shell has set
-OFFLINE := env -u COMPACTION_BACKEND
+# pytest processes for `make test` (WORKERS=1 runs everything in one)
+WORKERS ?= 2
 
 .PHONY: help install lab test exercises binder
 
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it)"
-	@echo "make test       ruff, pytest and strict nbval over notebooks/ and solutions/"
+	@echo "make test       ruff, pytest and strict nbval over notebooks/ and solutions/ (WORKERS=2)"
 	@echo "make exercises  regenerate exercises/ from solutions/"
 	@echo "make binder     print the Binder link for this clone's GitHub remote"
 
@@ -27,22 +25,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --disable-pip-version-check -q -e '.[test]'
+	$(BIN)/python -m pip install --disable-pip-version-check -q -e '.[course,test]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --config=$(LAB_CONFIG) $(LAB_ARGS) notebooks/00_welcome.ipynb
+	$(BIN)/python -m compaction.course lab $(LAB_ARGS)
 
 test: $(STAMP)
-	$(BIN)/ruff check .
-	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider -rs tests
-ifneq ($(strip $(NOTEBOOKS)),)
-	$(OFFLINE) $(BIN)/python -m pytest -p no:cacheprovider -rs --nbval --nbval-sanitize-with $(SANITIZE) $(NOTEBOOKS)
-else
-	@echo "no notebooks yet: nbval skipped"
-endif
+	$(BIN)/python -m compaction.course test --workers $(WORKERS)
 
 exercises: $(STAMP)
 	$(BIN)/python -m compaction.course build-exercises

@@ -1,16 +1,17 @@
 """The course itself: each notebook's execution time, and the whole strict nbval run.
 
-Notebooks run with nbclient in their own folder, as nbval runs them; the nbval run is the same
-command ``make test`` uses, timed from outside. Quick mode times the first two chapters only.
+Notebooks run with nbclient in their own folder, as nbval runs them, one after the other; their sum
+is a row. The nbval run is the part of ``make test`` that checks notebooks, with the same options
+(two pytest-xdist processes), timed from outside. Quick mode times the first two chapters only.
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from compaction.course.commands import pytest_command
 from compaction.course.notebooks import run_notebook
 
 from .tables import table
@@ -18,6 +19,7 @@ from .tables import table
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_NOTEBOOK_S = 30.0
 GOAL_NBVAL_S = 180.0
+WORKERS = 2  # as make test runs it
 
 
 def notebooks() -> list[Path]:
@@ -33,9 +35,8 @@ def time_notebook(path: Path) -> float:
 
 
 def time_nbval(paths: list[Path]) -> tuple[float, int]:
-    """Seconds for the strict nbval run over ``paths``, and its exit code."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval"]
-    cmd += ["--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), *map(str, paths)]
+    """Seconds for the strict nbval run over ``paths`` as ``make test`` runs it, and its exit code."""
+    cmd = pytest_command(WORKERS, [str(p.relative_to(ROOT)) for p in paths], nbval=True)
     start = time.perf_counter()
     code = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False).returncode
     return time.perf_counter() - start, code
@@ -55,12 +56,14 @@ def run(quick: bool = False) -> str:
         rows.append(
             [f"{path.parent.name}/{path.name}", seconds, "ok" if seconds < GOAL_NOTEBOOK_S else "SLOW"]
         )
+    total = sum(row[1] for row in rows if isinstance(row[1], float))
+    rows.append([f"all {len(rows)} notebooks, one after the other", total, "sum of the rows above"])
     if quick:
         rows.append([f"strict nbval over {len(paths)} notebooks", "-", "not run with --quick"])
     else:
         seconds, code = time_nbval(paths)
         verdict = ("ok" if seconds < GOAL_NBVAL_S else "SLOW") + ("" if code == 0 else f", exit {code}")
-        rows.append([f"strict nbval over {len(paths)} notebooks", seconds, verdict])
+        rows.append([f"strict nbval over {len(paths)} notebooks, {WORKERS} processes", seconds, verdict])
     return table(
         f"d. the course (seconds; goals: {GOAL_NOTEBOOK_S:.0f} s a notebook, {GOAL_NBVAL_S:.0f} s for nbval)",
         ["notebook", "seconds", "verdict"],

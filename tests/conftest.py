@@ -1,12 +1,23 @@
-"""Shared pytest setup: hypothesis profiles (``ci`` when CI=true, else ``dev``)."""
+"""Shared pytest setup: hypothesis profiles (``ci`` when CI=true, else ``dev``), and the course's
+pytest plugin (one temporary folder per run, failing notebooks' diffs), which
+``python -m compaction.course test`` loads with ``-p`` and a plain pytest run gets from here."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
+
+from compaction.course import pytest_plugin
 
 # ci: thorough and never flaky on a slow runner; dev: quick enough to run on every save
 settings.register_profile("ci", max_examples=500, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the course's plugin unless ``-p`` already did (its own configure runs then)."""
+    if not config.pluginmanager.has_plugin(pytest_plugin.NAME):
+        config.pluginmanager.register(pytest_plugin, pytest_plugin.NAME)

@@ -20,6 +20,7 @@ from compaction.course.checks import micro as micro_checks
 from compaction.course.checks import pipeline as pipeline_checks
 from compaction.course.checks import snip as snip_checks
 from compaction.course.checks import tokens as token_checks
+from compaction.layers.snip import snip_compact
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +71,21 @@ def test_04_snip_agrees_with_snip_compact_on_a_first_snip():
     snip = chapter_functions("04_snip", "snip")["snip"]
     report = snip_checks.check_snip(snip)
     assert report.passed, str(report)
+
+
+def test_04_the_finished_snip_folds_earlier_notes_like_snip_compact():
+    first = chapter_functions("04_snip", "snip")["snip"]
+    snip = chapter_functions("04_snip", "snip-fold")["snip"]
+    assert snip_checks.check_snip(snip).passed
+    session = snip_checks.parallel_session()
+    for sizes in [(25, 20), (24, 18, 12), (20, 16, 12, 8)]:
+        ours = theirs = stacked = session
+        for size in sizes:
+            ours = snip(ours, max_messages=size, keep_head=4)
+            theirs = snip_compact(theirs, max_messages=size, keep_head=4)
+            stacked = first(stacked, max_messages=size, keep_head=4)
+        assert ours == theirs, sizes
+        assert stacked != theirs  # the first version stacks one note per snip
 
 
 def test_05_micro_with_the_package_note_is_micro_compact():

@@ -43,8 +43,9 @@ def budget_by_ranking(messages, max_chars, store):
 
 def marker_head_and_tail(display_path, chars, output, preview_chars=2_000):
     half = preview_chars // 2
+    gap = len(output) - 2 * half
     shown = (
-        output if len(output) <= preview_chars else output[:half] + "\n...\n" + output[len(output) - half :]
+        output if gap <= 0 else f"{output[:half]}\n(skipping {gap:,} chars)\n{output[len(output) - half :]}"
     )
     head = f"{MARKER_OPEN}\n{chars:,} characters at {display_path}; read it for the rest."
     return f"{head}\n{shown}\n{MARKER_CLOSE}"
@@ -99,6 +100,14 @@ def budget_smallest_first(messages, max_chars, store):
         )
         total -= len(output) - len(block["content"])
     return out
+
+
+def marker_without_left_out_line(display_path, chars, output, preview_chars=2_000):
+    """Head and tail with "..." between them: the model cannot tell how much it does not see."""
+    half = preview_chars // 2
+    shown = output if len(output) <= preview_chars else f"{output[:half]}\n...\n{output[-half:]}"
+    head = f"{MARKER_OPEN}\n{chars:,} characters at {display_path}; read it for the rest."
+    return f"{head}\n{shown}\n{MARKER_CLOSE}"
 
 
 def marker_head_only(display_path, chars, output, preview_chars=2_000):
@@ -165,6 +174,7 @@ CASES = [
             marker_without_separators,
             marker_short_output_twice,
             marker_negative_left_out,
+            marker_without_left_out_line,
         ],
     ),
     (
@@ -197,8 +207,9 @@ def test_the_seed_budget_is_told_it_changed_its_input():
         (marker_without_separators, "the log's error at the end is shown", "must appear as 8"),
         (marker_short_output_twice, "a short output is shown whole", "shown twice"),
         (marker_negative_left_out, "a short output is shown whole", "negative count"),
+        (marker_without_left_out_line, "the log's error at the end is shown", "characters were left out"),
     ],
-    ids=["separators", "twice", "negative"],
+    ids=["separators", "twice", "negative", "no count"],
 )
 def test_a_wrong_marker_fails_its_row_for_its_reason(answer, row, says):
     failing = {r.name: r.detail for r in checks.check_marker_with_tail(answer).failures}

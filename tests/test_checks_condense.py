@@ -91,6 +91,13 @@ def first_occurrence_order(output):
     return "\n".join([*rest, *reversed(found)])
 
 
+def exceptions_sorted(output):
+    """Wrong: the exception lines gathered with sorted(), which matches the raised order only by chance."""
+    found = checks.EXCEPTION_LINE.findall(output)
+    rest = [line for line in by_file(output).splitlines() if line not in found]
+    return "\n".join([*rest, *sorted(set(found))])
+
+
 def first_exception_dropped(output):
     """Wrong: a chain's first exception line is left out, the others kept in order."""
     found = checks.EXCEPTION_LINE.findall(output)
@@ -110,6 +117,7 @@ CASES = [
             exceptions_merged,
             first_occurrence_order,
             first_exception_dropped,
+            exceptions_sorted,
         ],
     )
 ]
@@ -131,4 +139,12 @@ def test_the_sample_is_the_same_for_the_same_seed_and_long():
 def test_a_missing_exception_fails_the_order_row_too():
     report = checks.check_condense_traceback(first_exception_dropped)
     row = next(r for r in report.results if r.name == "the chained exceptions in their order")
-    assert not row.passed and "missing or out of order" in row.detail, row
+    assert not row.passed and "is missing" in row.detail, row
+
+
+def test_sorted_exceptions_fail_only_the_order_row_on_the_unsorted_case():
+    rows = checks.check_condense_traceback(exceptions_sorted).failures
+    assert [r.name for r in rows] == ["the chained exceptions in their order"], rows
+    assert (
+        rows[0].detail.startswith("exceptions not in alphabetical order") and "not sorted" in rows[0].detail
+    )

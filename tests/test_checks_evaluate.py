@@ -193,9 +193,15 @@ def test_a_tuning_written_differently_passes_too():
     assert checks.check_tuning(tuned_differently).passed
 
 
-def test_a_failing_row_says_what_was_measured():
+def test_a_failing_row_counts_the_mistakes_without_giving_the_measured_answer():
     report = checks.check_predictions(predicts_nothing_lost)
-    assert any("you said lost by none, measured [" in r.detail for r in report.failures)
+    measured = checks.measured_losses()
+    assert report.failures
+    for row in report.failures:
+        probe = row.name.removeprefix("probe ")
+        assert f"wrong about {len(measured[probe])} of the 4 strategies" in row.detail
+        assert "measured [" not in row.detail
+        assert not any(f"'{s}'" in row.detail for s in measured[probe])
 
 
 def test_a_probe_the_whole_session_cannot_answer_is_not_lost_to_masking():

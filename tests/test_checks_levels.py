@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
+
 from compaction.core.messages import tool_use_blocks
 from compaction.course.checks import levels as checks
 from compaction.levels.checkpoint import files_modified
@@ -155,3 +157,18 @@ def test_a_failing_row_names_the_first_entry_that_differs():
         "entry 1: got (14, 'b'), expected (13, 'b')"
     )
     assert checks.first_difference(want, want[:1]).startswith("entry 1 not expected: (13, 'b')")
+
+
+@pytest.mark.parametrize(
+    ("wrong", "says"),
+    [
+        (phases_without_green, "a green test run, after an edit or after the same command was red"),
+        (phases_never_fire, "the rule: "),
+        (phases_at_every_edit, "the rule: "),
+    ],
+    ids=["without green", "never", "every edit"],
+)
+def test_a_phase_row_names_the_rule_and_the_message(wrong, says):
+    rows = checks.check_phase_ends(wrong).failures
+    assert rows and all("the rule: " in r.detail or "no rule ends a phase" in r.detail for r in rows), rows
+    assert any(says in r.detail and "message" in r.detail for r in rows), rows

@@ -188,6 +188,17 @@ def answer_after_the_text(messages, note=checks.INTERRUPTED):
     return out
 
 
+def answer_results_sorted_by_id(messages, note=checks.INTERRUPTED):
+    """Right results, but each user message's results sorted by id, not in the order of the calls."""
+    out = answer_by_rebuilding(messages, note)
+    return [
+        {**m, "content": sorted(m["content"], key=lambda b: str(b.get("tool_use_id", "")), reverse=True)}
+        if m["role"] == "user" and isinstance(m["content"], list)
+        else m
+        for m in out
+    ]
+
+
 CASES = [
     (
         checks.check_first_problem,
@@ -202,7 +213,12 @@ CASES = [
     (
         checks.check_answer_unanswered,
         checks.answer_unanswered_reference,
-        [answer_with_a_new_message_always, answer_without_is_error, answer_after_the_text],
+        [
+            answer_with_a_new_message_always,
+            answer_without_is_error,
+            answer_after_the_text,
+            answer_results_sorted_by_id,
+        ],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -264,3 +280,9 @@ def test_the_handmade_session_is_valid_and_every_broken_list_breaks_one_rule():
     for kind, lists in checks.form_breaks(session).items():
         assert lists, kind
         assert {checks.first_problem_reference(b)[1] for b in lists} == {expected[kind]}
+
+
+def test_results_in_another_order_are_named_as_an_order_fault():
+    rows = checks.check_answer_unanswered(answer_results_sorted_by_id).failures
+    assert rows and all("the same results in another order" in r.detail for r in rows), rows
+    assert not any("first difference at character" in r.detail for r in rows)

@@ -75,7 +75,19 @@ def keeping_edited_by_sets(messages, keep_recent=3, min_chars=120, recent_turns=
 
 
 def breaks_by_counting(turns, keep_recent):
-    return sum(1 for t in range(2, turns + 1) if keep_recent and t - keep_recent >= 1)
+    """Request r breaks when a result request r - 1 sent whole (index < 2r - 2) is among those it clears."""
+    if keep_recent == 0:
+        return 0
+    return sum(
+        1
+        for r in range(2, turns + 1)
+        if 2 * r - keep_recent > 0 and max(0, 2 * r - 2 - keep_recent) < 2 * r - 2
+    )
+
+
+def breaks_formula(turns, keep_recent):
+    """The same, as a closed formula: from request keep_recent // 2 + 1 on (and never the first)."""
+    return 0 if keep_recent == 0 else max(0, turns - max(2, keep_recent // 2 + 1) + 1)
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -113,6 +125,11 @@ def micro_min_chars_strict(messages, keep_recent=3, min_chars=120, note=note_for
     return micro_by_counting_back(messages, keep_recent, min_chars + 1, note)
 
 
+def edited_min_chars_strict(messages, keep_recent=3, min_chars=120, recent_turns=5):
+    """<= where the layer needs <: a result of exactly min_chars stays whole."""
+    return checks.micro_keeping_edited_reference(messages, keep_recent, min_chars + 1, recent_turns)
+
+
 def micro_dropping_is_error(messages, keep_recent=3, min_chars=120, note=note_for):
     out = micro_by_counting_back(messages, keep_recent, min_chars, note)
     return [
@@ -143,7 +160,16 @@ def edited_with_zero_as_every_turn(messages, keep_recent=3, min_chars=120, recen
 
 
 def breaks_ignoring_keep_zero(turns, keep_recent):
-    return max(0, turns - keep_recent)
+    return max(0, turns - max(2, keep_recent // 2 + 1) + 1)
+
+
+def breaks_one_result_per_call(turns, keep_recent):
+    """The chapter's one-result-a-turn count, not the two results of this session."""
+    return max(0, turns - keep_recent) if keep_recent else 0
+
+
+def breaks_keep_over_two_rounded_up(turns, keep_recent):
+    return 0 if keep_recent == 0 else max(0, turns - max(2, -(-keep_recent // 2) + 1) + 1)
 
 
 def breaks_one_too_many(turns, keep_recent):
@@ -159,9 +185,23 @@ CASES = [
     (
         checks.check_micro_keeping_edited,
         checks.micro_keeping_edited_reference,
-        [micro_ignoring_edits, edited_over_the_whole_session, edited_with_zero_as_every_turn],
+        [
+            micro_ignoring_edits,
+            edited_over_the_whole_session,
+            edited_with_zero_as_every_turn,
+            edited_min_chars_strict,
+        ],
     ),
-    (checks.check_predicted_breaks, breaks_by_counting, [breaks_ignoring_keep_zero, breaks_one_too_many]),
+    (
+        checks.check_predicted_breaks,
+        breaks_formula,
+        [
+            breaks_ignoring_keep_zero,
+            breaks_one_too_many,
+            breaks_one_result_per_call,
+            breaks_keep_over_two_rounded_up,
+        ],
+    ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 
@@ -202,3 +242,11 @@ def test_a_kept_or_cleared_result_is_explained_with_its_reason():
     assert "should be cleared: it is old, and with recent_turns=0 no edit keeps a result" in str(zero)
     ignoring = checks.check_micro_keeping_edited(micro_ignoring_edits)
     assert "should stay whole: an edit_file of" in str(ignoring)
+
+
+def test_a_strict_min_chars_is_named_as_the_boundary():
+    rows = checks.check_micro_keeping_edited(edited_min_chars_strict).failures
+    assert [r.name for r in rows] == [
+        checks.check_micro_keeping_edited(keeping_edited_by_sets).results[0].name
+    ]
+    assert "exactly min_chars=" in rows[0].detail and "(<, not <=)" in rows[0].detail

@@ -75,6 +75,11 @@ def reserve_sorts_in_place(output_tokens, allowed_over=0):
     return reserve_by_rank(output_tokens, allowed_over)
 
 
+def reserve_deduplicated(output_tokens, allowed_over=0):
+    """Wrong: repeated sizes counted once, so two answers of 500 count as one over."""
+    return reserve_by_rank(sorted(set(output_tokens)), allowed_over)
+
+
 def reserve_no_errors(output_tokens, allowed_over=0):
     """Wrong: an empty list gives 0 instead of a ValueError."""
     return reserve_by_rank(output_tokens, allowed_over) if output_tokens and allowed_over >= 0 else 0
@@ -88,7 +93,14 @@ CASES = [
     (
         checks.check_reserve_from_answers,
         reserve_by_rank,
-        [reserve_strict, reserve_largest, reserve_one_rank_off, reserve_sorts_in_place, reserve_no_errors],
+        [
+            reserve_strict,
+            reserve_largest,
+            reserve_one_rank_off,
+            reserve_sorts_in_place,
+            reserve_no_errors,
+            reserve_deduplicated,
+        ],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -102,3 +114,10 @@ def test_the_package_passes_its_own_checks():
 def test_a_strict_reserve_is_named_as_the_boundary_case():
     report = checks.check_reserve_from_answers(reserve_strict)
     assert any("boundary case" in r.detail and "<=" in r.detail for r in report.failures)
+
+
+def test_a_deduplicated_reserve_is_not_blamed_on_the_boundary():
+    rows = {r.name: r.detail for r in checks.check_reserve_from_answers(reserve_deduplicated).failures}
+    assert "two answers of the same size both count" in rows and "do not remove repeated sizes" in str(rows)
+    assert "an answer of exactly the reserve fits (the boundary, <=)" not in rows, rows
+    assert "boundary case" not in str(rows)

@@ -137,6 +137,15 @@ def cost_zip_sum(requests):
     return total
 
 
+def cost_first_request_free(requests):
+    """Prices each request against the one before it, but skips the first: nothing before it."""
+    return (
+        cache_cost_by_prefix(requests) - 1.25 * sum(message_tokens(m, "tiktoken") for m in requests[0])
+        if (requests)
+        else 0.0
+    )
+
+
 def losing_orders_shared_store(messages):
     """One store for all six orders: a later order finds the file an earlier one saved."""
     with tempfile.TemporaryDirectory() as root:
@@ -186,7 +195,13 @@ CASES = [
     (
         checks.check_cache_cost,
         checks.cache_cost_reference,
-        [cost_without_cache, cost_appends_as_writes_only, cost_prefix_off_by_one, cost_zip_sum],
+        [
+            cost_without_cache,
+            cost_appends_as_writes_only,
+            cost_prefix_off_by_one,
+            cost_zip_sum,
+            cost_first_request_free,
+        ],
     ),
     (
         checks.check_losing_orders,
@@ -238,6 +253,13 @@ def test_the_zip_sum_slip_is_told_the_prefix_stops_at_the_first_difference():
     report = checks.check_cache_cost(cost_zip_sum)
     assert not report.passed
     assert "the shared prefix stops at the first message that differs" in str(report)
+
+
+def test_an_unpriced_first_request_is_told_so_not_blamed_on_the_prefix():
+    report = checks.check_cache_cost(cost_first_request_free)
+    assert not report.passed and "request 0 adds" in str(report)
+    assert "nothing is cached before the first request" in str(report)
+    assert "shared prefix" not in str(report)
 
 
 def test_a_shared_store_is_told_it_already_holds_the_file():

@@ -169,6 +169,31 @@ def tokens_strict(messages, max_tokens, keep_head=3, method="tiktoken"):
     return checks.snip_to_tokens_reference(messages, max_tokens - 1, keep_head, method)
 
 
+def tokens_tail_fit_strict(messages, max_tokens, keep_head=3, method="tiktoken"):
+    """< where the tail fit needs <=: a tail that fills the budget exactly is dropped."""
+    if estimate_tokens(messages, method) <= max_tokens:
+        return list(messages)
+    n, head = len(messages), max(1, keep_head)
+    while head < n and messages[head - 1]["role"] != "user":
+        head += 1
+    starts = [i for i in range(head, n) if messages[i]["role"] == "assistant"]
+    if not starts:
+        return list(messages)
+    used, tail = estimate_tokens(messages[:head], method), starts[-1]
+    for i in reversed(starts):
+        if used + estimate_tokens(messages[i:], method) >= max_tokens:
+            break
+        tail = i
+    if tail <= head:
+        return list(messages)
+    last = messages[head - 1]
+    return [
+        *messages[: head - 1],
+        {**last, "content": [*blocks(last), text(snip_placeholder(tail - head))]},
+        *messages[tail:],
+    ]
+
+
 def never_quotes(messages, max_messages=50, keep_head=3):
     return snip(messages, max_messages, keep_head)
 
@@ -197,7 +222,7 @@ CASES = [
     (
         checks.check_snip_to_tokens,
         checks.snip_to_tokens_reference,
-        [tokens_by_message_count, tokens_without_head, tokens_strict],
+        [tokens_by_message_count, tokens_without_head, tokens_strict, tokens_tail_fit_strict],
     ),
     (checks.check_snip_keeping_request, snip_compact, [never_quotes, quotes_the_first_request]),
 ]
@@ -227,3 +252,9 @@ def test_the_seed_is_told_it_keeps_too_many_messages():
 def test_text_before_results_is_named_as_the_broken_rule():
     rows = checks.check_snip(placeholder_before_results).failures
     assert any("breaks 'tool_result_not_first' at message" in r.detail for r in rows)
+
+
+def test_a_strict_tail_fit_fails_the_exact_fit_row_only():
+    rows = checks.check_snip_to_tokens(tokens_tail_fit_strict).failures
+    assert [r.name for r in rows] == ["a tail that fills the budget exactly is kept (<=, not <)"], rows
+    assert "message" in rows[0].detail

@@ -89,6 +89,16 @@ def summary_of_first_block_only(content):
 MODEL = DEFAULT_MODEL
 
 
+def summary_joined_by_newlines(content):
+    """Joins the text blocks with "\n": a summary split over two blocks reads back with a line break added."""
+    if any(b.get("type") == "tool_use" for b in content):
+        raise SummaryFailed("tool")
+    joined = "\n".join(b["text"] for b in content if b.get("type") == "text")
+    if not joined.strip():
+        raise SummaryFailed("empty")
+    return extract_summary(joined)
+
+
 def package_layer(messages, *, client, transcript_dir, **options):
     """The package's layer, without restoration (chapter 08)."""
     return compact_history(messages, client=client, transcript_dir=transcript_dir, **options)
@@ -219,7 +229,12 @@ CASES = [
     (
         checks.check_summary_from_blocks,
         summary_from_blocks,
-        [summary_keeping_tool_calls, summary_without_tags_accepted, summary_of_first_block_only],
+        [
+            summary_keeping_tool_calls,
+            summary_without_tags_accepted,
+            summary_of_first_block_only,
+            summary_joined_by_newlines,
+        ],
     ),
 ]
 
@@ -244,3 +259,9 @@ def test_a_failing_summary_from_blocks_shows_the_content_it_was_given():
     report = checks.check_summary_from_blocks(lambda content: "")
     row = next(r for r in report.failures if r.name == "text without summary tags")
     assert "Sure, here is what we did." in row.detail
+
+
+def test_a_newline_join_is_told_how_blocks_join():
+    rows = checks.check_summary_from_blocks(summary_joined_by_newlines).failures
+    assert [r.name for r in rows] == ["a summary spread over two text blocks"]
+    assert "join them with nothing between them" in rows[0].detail

@@ -135,4 +135,9 @@ def test_a_right_answer_written_differently_passes(check, answer):
 def test_the_float_answer_fails_at_the_exact_fit_and_the_row_says_why():
     (row,) = [r for r in checks.check_limit_for(limit_with_floats).failures if "exact fit" in r.name]
     assert "returned 999, but 1,000 still fits (1,100.00 <= 1,100)" in row.detail
-    assert "floating point may be the cause" in row.detail and "999.9999" in row.detail
+    assert "if you divided, floating point is the cause" in row.detail and "999.9999" in row.detail
+
+
+def test_a_strict_limit_is_told_an_exact_fit_is_allowed():
+    rows = [r for r in checks.check_limit_for(limit_strict).failures if "exact fit" in r.name]
+    assert rows and "1,000 fills the room exactly, and an exact fit is allowed: <=, not <" in rows[0].detail

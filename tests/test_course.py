@@ -211,3 +211,18 @@ def test_execute_saves_outputs_and_check_passes_a_solved_notebook_and_fails_its_
     assert "FAIL double: 0/1 checks passed" in out
     # the terminal prints the failing row itself, naming the case and why, not only the verdict
     assert "FAIL  two" in out and "not implemented yet" in out
+
+
+GUESS = "### BEGIN SOLUTION\n# Hint: your guess, a number\nmy_guess = 3\n### END SOLUTION\nprint(my_guess)"
+
+
+def test_check_says_the_checks_pass_when_only_a_guess_is_left_empty(tmp_path, capsys):
+    sol, ex = tmp_path / "solutions", tmp_path / "exercises"
+    write(solution_notebook(GUESS, "def double(x):\n    return 2 * x", CHECK_CELL), sol / "01_double.ipynb")
+    build_exercises(sol, ex)
+    capsys.readouterr()
+    assert main(["check", str(ex / "01_double.ipynb")]) == 1
+    out = capsys.readouterr().out
+    assert "PASS double: 1/1 checks passed" in out and "NotImplementedError: your guess, a number" in out
+    assert "not yet: every check passes, but 1 cell(s) raised an error; fill them in" in out
+    assert "some checks fail" not in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -10,7 +11,8 @@ from compaction.__main__ import main
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.evaluate.compare import Session, goal, headline, losses, run
 from compaction.evaluate.probes import Probe, save_probes
-from compaction.evaluate.replay.turns import keep_final, replay_messages, replay_offline, turn_slices
+from compaction.evaluate.replay.engine import replay_messages
+from compaction.evaluate.replay.turns import keep_final, replay_offline, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
 
 
@@ -46,7 +48,8 @@ def test_none_keeps_everything_and_says_where_it_would_overflow():
     r = replay_messages(long_session(), "none", window=4_000, probes=PROBES)
     assert r.outcome.startswith("over the window from turn ")
     assert r.removed < 0.01 and r.score.share == 1.0
-    assert r.unreached == ["future"]  # the session itself never answers it, so it is not counted
+    assert r.unreached == []  # "future" is not in the session: neither reached nor scored
+    assert "future" not in r.score.answered + r.score.missed
     assert r.cost.breaks == 0 and r.cost.sent > r.peak
 
 
@@ -70,7 +73,20 @@ def test_a_strategy_that_cannot_fit_is_refused_like_the_api_would():
     session = long_session()
     session[0] = user("Find the failing test. Never edit the tests. " + "context " * 3_000)
     r = replay_messages(session, "masking 3", window=2_000, probes=PROBES)
-    assert r.outcome == "refused at turn 1" and r.turns == 0
+    assert r.outcome.startswith("refused at turn 1: the first message alone is ") and r.turns == 0
+    assert r.outcome.endswith("over the window of 2,000 tokens")
+    # every probe the session holds was ahead of the refusal: not reached, counted as lost
+    assert set(r.unreached) == {"error", "rule", "last"} and r.score.share == 0
+
+
+def test_a_summary_that_cannot_be_made_refuses_the_run_with_the_reason_and_no_negative_size():
+    r = replay_messages(long_session(), "summary only", window=300, probes=PROBES)
+    assert r.outcome.startswith("refused at turn "), r.outcome
+    reason = r.outcome.split(": ", 1)[1]
+    assert "summary" in reason and not re.search(r"[\s(]-\d", reason), reason
+    refused_at = int(r.outcome.split()[3].rstrip(":"))
+    assert r.turns == refused_at - 1
+    assert set(r.unreached) <= {"error", "rule", "last"} and len(r.score.answered) + len(r.score.missed) == 3
 
 
 def test_a_replay_is_deterministic():
@@ -126,7 +142,7 @@ def test_the_command_scores_any_session_with_its_probe_file(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "s (window 3,000; 3 probes)" in out and "masking 3" in out
-    assert "not reached: probes about work the run never got to" in out  # the legend under the tables
+    assert "not reached: probes about work a refused run never got to, counted as lost" in out  # legend
     assert out.rstrip().splitlines()[-1].startswith("default pipeline, s: not measured")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s-masking_3.json", "s-none.json"]
 
@@ -137,11 +153,30 @@ def test_the_command_refuses_a_bad_probe_file_naming_it(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"probes": [{"id": "x", "kind": "gossip", "question": "q", "evidence": ["a"]}]}')
     assert main(["evaluate", "--session", str(session_file), "--probes", str(bad)]) == 2
-    assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().out
+    assert "bad.json: probe 0 (x): kind 'gossip'" in capsys.readouterr().err  # problems on stderr
     assert main(["evaluate", "--probes", str(bad)]) == 2
+
+
+def test_the_command_at_a_tiny_window_says_why_each_strategy_was_refused_on_stderr(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    code = main(["evaluate", "--session", str(session_file), "--window", "5", "--strategy", "summary only"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "s: summary only refused at turn 1: the first message alone is " in captured.err
+    assert "refused at turn 1" in captured.out  # the table's outcome column
+
+
+def test_the_command_names_a_file_that_is_no_session_by_the_path_given(tmp_path, capsys):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 10_000 + "]" * 10_000 + "\n")
+    assert main(["evaluate", "--session", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {deep}: not a session: ") and "nested deeper than" in err
 
 
 def test_asking_the_model_needs_the_real_api(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("COMPACTION_BACKEND", raising=False)
     assert main(["evaluate", "--quick", "--ask-model"]) == 2
-    assert "--ask-model needs the real API" in capsys.readouterr().out
+    assert "--ask-model needs the real API" in capsys.readouterr().err  # errors on stderr

@@ -401,11 +401,13 @@ def test_replay_on_a_trajectory_exits_0_and_prints_a_table(capsys, tmp_path, mon
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     path = write(tmp_path / "trajectory.json", trajectory())
     status = cli.main(["replay", str(path), "--strategy", "none"])
-    out = " ".join(capsys.readouterr().out.split())
+    captured = capsys.readouterr()
+    out, err = " ".join(captured.out.split()), " ".join(captured.err.split())
     assert status == 0
     assert "trajectory.json: openhands, 6 messages" in out
     assert "trajectory.json: window" in out
-    assert "left out by design (never sent to the model): 2 agent_state_changed observation records" in out
+    # what the importer left out is a problem report: on stderr, with the tables on stdout
+    assert "left out by design (never sent to the model): 2 agent_state_changed observation records" in err
     status = cli.main(["replay", str(path), "--format", "openhands", "--strategy", "none"])
     assert status == 0 and "openhands" in capsys.readouterr().out
 

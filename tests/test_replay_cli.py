@@ -1,5 +1,6 @@
-"""``compaction replay``: a table per session, problems named by file and line, exit codes, the
-report and the final contexts written, the input never touched, keys never printed."""
+"""``compaction replay``: a table per session on stdout, problems and refusals on stderr named by
+the path as given and the line, exit codes, the report and the final contexts written, the input
+never touched, keys never printed, no temporary folder left behind."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 
 from compaction import __main__ as cli
 from compaction.core.messages import validate
+from compaction.evaluate.replay.columns import COLUMNS
 from compaction.importers import RULES
+from compaction.importers.nesting import MAX_DEPTH
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
@@ -42,10 +45,17 @@ def session_file(path, middle=""):
     return path
 
 
-def replay(capsys, *args):
+def streams(capsys, *args):
+    """(status, stdout, stderr) of ``compaction replay ARGS``."""
     status = cli.main(["replay", *map(str, args)])
-    out = capsys.readouterr().out
-    return status, " ".join(out.split())  # rich wraps long lines: compare on single spaces
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def replay(capsys, *args):
+    """(status, stderr then stdout on single spaces): rich wraps long lines."""
+    status, out, err = streams(capsys, *args)
+    return status, " ".join((err + " " + out).split())
 
 
 def digest(path):
@@ -63,7 +73,8 @@ def test_the_shared_claude_code_folder_prints_a_table_per_session_and_writes_the
         "todowrite_examples.jsonl",
     ):
         assert f"{name}: window 200,000 tokens" in out
-    assert f"edge_cases.jsonl: malformed_record x2: {RULES['malformed_record']} line 10:" in out
+    edge = DATA / "claude-code-transcripts" / "edge_cases.jsonl"
+    assert f"{edge}: malformed_record x2: {RULES['malformed_record']} {edge}:line 10:" in out
     assert (tmp_path / "r.html").read_text().count('<section class="session">') == 4
 
 
@@ -91,7 +102,7 @@ def test_each_malformed_case_is_named_by_file_and_line_and_the_file_is_unchanged
     status, out = replay(capsys, path, "--strategy", "none")
     assert status == 0
     rule = shown.split(": ")[1].split(" ")[0]
-    assert f"{shown} {RULES[rule]} line 3: " in out  # the rule, what happened to the record, then where
+    assert f"{shown} {RULES[rule]} {path}:line 3: " in out  # the rule, what happened to the record, where
     assert digest(path) == before
 
 
@@ -99,7 +110,11 @@ def test_a_truncated_last_line_is_named(capsys, tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(record("user", "hi") + "\n" + record("assistant", "hello")[:25])
     status, out = replay(capsys, path, "--strategy", "none")
-    assert (status, "s.jsonl: truncated_last_line x1: " in out, "skipped line 2: " in out) == (0, True, True)
+    assert (status, "s.jsonl: truncated_last_line x1: " in out, f"skipped {path}:line 2: " in out) == (
+        0,
+        True,
+        True,
+    )
 
 
 @pytest.mark.parametrize("content", ["just some notes\n", '{"name": "pkg", "version": "1.0"}', ""])
@@ -108,7 +123,7 @@ def test_a_named_file_that_is_no_session_exits_2_with_one_line_naming_it(capsys,
     path.write_text(content)
     status, out = replay(capsys, path)
     assert status == 2
-    assert out.startswith("error: notes.json: not a session: ")
+    assert out.startswith(f"error: {path}: not a session: ")  # the path as given
     assert path.read_text() == content
 
 
@@ -116,14 +131,14 @@ def test_a_missing_path_and_a_folder_without_sessions_exit_2(capsys, tmp_path):
     assert replay(capsys, tmp_path / "absent")[0] == 2
     (tmp_path / "package.json").write_text('{"name": "x"}')
     status, out = replay(capsys, tmp_path)
-    assert status == 2 and "no session found" in out and "skipped package.json: not a session" in out
+    assert status == 2 and "no session found" in out and "package.json: skipped, not a session" in out
 
 
 def test_a_folder_replays_its_sessions_and_skips_other_json_files(capsys, tmp_path):
     session_file(tmp_path / "a.jsonl")
     (tmp_path / "package.json").write_text('{"name": "x"}')
     status, out = replay(capsys, tmp_path, "--strategy", "none")
-    assert status == 0 and "a.jsonl: window" in out and "skipped package.json" in out
+    assert status == 0 and "a.jsonl: window" in out and "package.json: skipped" in out
 
 
 def test_save_final_writes_each_strategys_context_valid_and_redacted(capsys, tmp_path):
@@ -164,10 +179,21 @@ def test_a_small_window_shows_where_the_recorded_session_would_have_been_refused
         )
     path = tmp_path / "long.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    status, out = replay(capsys, path, "--window", "3000", "--strategy", "none", "--strategy", "pipeline")
+    status, out = replay(
+        capsys,
+        path,
+        "--window",
+        "3000",
+        "--strategy",
+        "none",
+        "--strategy",
+        "pipeline",
+        "--workdir",
+        tmp_path,
+    )
     assert status == 0
     assert "over the window from turn" in out
-    assert "What left the context is on disk under" in out
+    assert f"What left the context is on disk under {tmp_path / 'long'}" in out
 
 
 def test_help_lists_replay_beside_demo(capsys):
@@ -200,12 +226,16 @@ def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_pa
 def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_strategies(capsys, tmp_path):
     status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
     assert status == 0
-    assert "No session came near the window: the largest peak was 1,112 of 200,000 tokens" in out
+    assert "No session reached the summary threshold: the largest peak was 1,112 of 200,000 tokens" in out
     assert "no layer fired" in out
-    assert out.count("(identical: nothing fired)") == 4  # one row for the four strategies, per session
+    merged = (
+        "none, masking 10, summary only and pipeline: the same result, since no layer fired in any of them"
+    )
+    assert out.count("the same result") == 4  # one row for the four strategies, per session
     page = tmp_path / "r.html"
     html = page.read_text()
-    assert "No session came near the window" in html
+    assert html.count(f">{merged}</td>") == 4  # in words: a sentence, not a list and a bracket
+    assert "No session reached the summary threshold" in html
     assert html.count('class="timeline"') == 4  # one chart per session, not one per strategy
 
 
@@ -213,7 +243,7 @@ def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_st
 def test_the_terminal_and_the_report_share_labels_and_a_legend_and_name_the_title_record(capsys, tmp_path):
     status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
     html = (tmp_path / "r.html").read_text()
-    for label in ("tokens sent", "cache breaks", "cost ($3/M input)", "probes kept", "left the context"):
+    for label in ("tokens sent", "cache breaks", COLUMNS[7], "probes kept", "left the context"):
         assert label in out and f"<th>{label}</th>" in html
     assert "freed" not in out.split("Legend:")[0]
     assert "Legend: peak/final = tokens (tiktoken cl100k)" in out
@@ -224,9 +254,72 @@ def test_the_terminal_and_the_report_share_labels_and_a_legend_and_name_the_titl
     assert costs_out and costs_out == costs_html  # the same precision in both
 
 
-def test_without_workdir_the_last_line_says_where_the_outputs_went(capsys, tmp_path):
+def test_without_workdir_nothing_is_left_in_the_temp_folder_and_with_it_the_last_line_says_where(
+    capsys, tmp_path
+):
     status, out = replay(capsys, session_file(tmp_path / "s.jsonl"))
     assert status == 0
-    folders = list(tmp_path.glob("compaction-replay-*"))
-    assert len(folders) == 1
-    assert out.endswith(f"Outputs (persisted results, transcripts): {folders[0]}")
+    assert list(tmp_path.glob("compaction-replay-*")) == []
+    assert "Outputs (persisted results" not in out
+    status, out = replay(capsys, tmp_path / "s.jsonl", "--workdir", tmp_path / "kept")
+    assert out.endswith(f"Outputs (persisted results, transcripts): {tmp_path / 'kept'}")
+
+
+def test_tables_go_to_stdout_and_problems_and_refusals_to_stderr(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl", "{not json")
+    status, out, err = streams(capsys, path, "--strategy", "none")
+    assert status == 0 and "not_json" in err and "not_json" not in out
+    assert f"{path}: window" in out and "window" not in err
+    status, out, err = streams(capsys, tmp_path / "absent")
+    assert status == 2 and out == "" and err.startswith(f"error: {tmp_path / 'absent'}: no such file")
+
+
+def test_a_line_cut_in_a_string_says_at_once(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl", '{"type": "user", "message": "an unterminated \u0001')
+    path.write_text(path.read_text().replace("\\u0001", "\x01"))
+    status, out = replay(capsys, path, "--strategy", "none")
+    assert status == 0 and "not_json" in out and " at at " not in out
+
+
+def test_a_record_nested_too_deep_is_skipped_and_named(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl", "[" * 50_000 + "]" * 50_000)
+    status, out = replay(capsys, path, "--strategy", "none")
+    assert status == 0
+    assert f"{path}:line 3: nested deeper than {MAX_DEPTH}" in out and "too_deep x1" in out
+
+
+def test_a_window_smaller_than_the_first_message_is_refused_up_front_and_on_every_row(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl")
+    status, out, err = streams(capsys, path, "--window", "3")
+    assert status == 0
+    (line,) = [line for line in err.splitlines() if "refused" in line]
+    assert line.startswith(f"{path}: refused before turn 1: the first message alone is ")
+    flat = " ".join(out.split())
+    assert "masking 10, summary only and" in flat and "the same result" in flat  # one row for the three
+    assert flat.count("refused at turn 1: the first message alone is") == 1
+    assert "over the window from turn 1" in flat  # none goes on, to show how far over
+
+
+def test_a_failed_summary_is_a_row_that_says_why_and_the_next_strategy_runs(capsys, tmp_path):
+    lines = [record("user", "go " * 30)]
+    for i in range(6):
+        lines.append(record("assistant", [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}}]))
+        lines.append(record("user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "w " * 300}]))
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = streams(
+        capsys, path, "--window", "400", "--strategy", "summary only", "--strategy", "none"
+    )
+    assert status == 0
+    flat = " ".join(out.split())
+    assert re.search(r"summary only .*refused at turn \d+: .*summary", flat), flat
+    assert "over the window from turn" in flat  # the next strategy ran
+    assert f"{path}: summary only refused at turn " in err
+    assert not re.search(r"[\s(]-\d", err), err  # no negative size anywhere
+
+
+def test_columns_narrows_the_table_when_the_output_is_not_a_terminal(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "110")
+    status = cli.main(["replay", str(session_file(tmp_path / "s.jsonl")), "--window", "4000"])
+    table = [line for line in capsys.readouterr().out.splitlines() if set(line) & set("┃│┏└")]
+    assert status == 0 and table and max(len(line) for line in table) <= 110

@@ -150,3 +150,41 @@ def test_key_shaped_strings_are_redacted(report):
     _, html = report
     assert KEY not in html
     assert "[redacted anthropic]" in html
+
+
+def _small_window_report(tmp_path, window):
+    session = load(claude_code_file(tmp_path / "session.jsonl"))
+    client = connect(context_window=SAMPLE_WINDOW)
+    probes = find_probes(session.messages)
+    runs = [
+        replay(session.messages, name, window=window, workdir=tmp_path / name, client=client, probes=probes)
+        for name in STRATEGIES
+    ]
+    result = SessionReplay(session, runs, turn_index(session.messages), probes)
+    return result, write_report([result], tmp_path / "r.html").read_text()
+
+
+def test_the_window_is_drawn_at_the_window_and_whole_turns_are_labelled(report):
+    result, html = report
+    svg = html.split('class="timeline"')[2].split("</svg>")[0]  # masking 10: never over the window
+    top = re.search(r'<text class="top"[^>]*>([\d,]+)</text>', svg).group(1)
+    assert top == f"{WINDOW:,}"  # the top tick is the window, not 1.05 x it
+    y_top = re.search(r'<text class="top" x="[\d.]+" y="([\d.]+)"', svg).group(1)
+    y_window = re.search(r'<line class="window"[^>]*y1="([\d.]+)"', svg).group(1)
+    assert float(y_top) - 4 == pytest.approx(float(y_window))
+    ticks = [int(n) for n in re.findall(r'<text class="tick"[^>]*>(\d+)</text>', svg)]
+    run = result.runs[1]
+    assert ticks[0] == run.turns[0].turn and ticks[-1] == run.turns[-1].turn and 2 <= len(ticks) <= 11
+
+
+def test_failed_summaries_are_drawn_as_failures_and_unreached_probes_as_lost(tmp_path):
+    result, html = _small_window_report(tmp_path, 700)  # summaries fail: the request cannot fit
+    failed = [e for run in result.runs for e in run.events if e.layer == "summary_failed"]
+    assert failed, [run.outcome for run in result.runs]
+    assert html.count('<line class="failure" data-layer="summary_failed"') == len(failed)
+    assert 'class="event" data-layer="summary_failed"' not in html
+    refused = [run for run in result.runs if run.refused]
+    assert refused and all(run.unreached for run in refused), [r.outcome for r in refused]
+    assert "not reached, so lost: refused at turn" in html and "lost at turn None" not in html
+    for run in refused:  # the score counts what it never reached as lost: no better than a finished run
+        assert set(run.unreached) <= set(run.score.missed)

@@ -38,6 +38,8 @@ from compaction.views.widgets import (
     placeholder_words,
 )
 from compaction.views.widgets.live import LIVE_STYLE
+from compaction.views.widgets.measure import Meter
+from compaction.views.widgets.rows import message_row
 from tests.strategies import Call, Turn, build_session, long_sessions, sessions
 
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -635,3 +637,10 @@ def test_every_colour_of_every_widget_comes_from_the_palette(compactor):
         r"(color|background|border[\w-]*):[^;']*\b(red|blue|green|yellow|white|black|gr[ae]y)\b"
     )
     assert not any(named.search(source) for source in sources)
+
+
+def test_a_preview_follows_the_order_of_the_blocks():
+    first = message_row(0, user(tool_result("toolu_1", "3 passed"), text("Reminder: short")), Meter(), {})
+    assert first.preview.startswith("3 passed"), first.preview
+    last = message_row(0, user(text("Reminder: short"), tool_result("toolu_1", "3 passed")), Meter(), {})
+    assert last.preview.startswith("Reminder"), last.preview

@@ -1,8 +1,10 @@
-"""``python -m compaction.course build-exercises [--check] | execute PATH... | check PATH``.
+"""``python -m compaction.course lab | test | build-exercises [--check] | execute PATH... | check PATH``.
 
-``build-exercises`` turns every ``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb``;
-``execute`` runs notebooks in their own folder and saves the outputs; ``check`` runs a learner's
-exercise notebook and prints the verdict and the failing rows of every check report in it.
+``lab`` opens the course in JupyterLab and ``test`` checks every lesson, as ``make lab`` and
+``make test`` do (see ``compaction.course.commands``); ``build-exercises`` turns every
+``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb``; ``execute`` runs notebooks in their own
+folder and saves the outputs; ``check`` runs a learner's exercise notebook and prints the verdict and
+the failing rows of every check report in it.
 """
 
 from __future__ import annotations
@@ -16,8 +18,25 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
+from compaction.course.commands import CourseError, course_root, default_workers, run_lab, run_tests
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, failing_rows, report_texts, run_notebook
+
+
+def _cmd_lab(args: argparse.Namespace) -> int:
+    try:
+        return run_lab(course_root(), args.lab_args)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _cmd_test(args: argparse.Namespace) -> int:
+    try:
+        return run_tests(course_root(), args.workers)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
@@ -66,17 +85,36 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"error in {line}")
     if not lines:
         print("no check report found: run the check cells at the end of each exercise")
-    ok = bool(lines) and all(line.startswith("PASS") for line in lines) and not errors
-    print("all checks pass" if ok else "not yet: some checks fail")
+    passed = bool(lines) and all(line.startswith("PASS") for line in lines)
+    ok = passed and not errors
+    if ok:
+        print("all checks pass")
+    elif passed:
+        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill them in")
+    else:
+        print("not yet: some checks fail")
     return 0 if ok else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: build-exercises, execute, check."""
+    """Command line: lab, test, build-exercises, execute, check."""
     parser = argparse.ArgumentParser(
         prog="python -m compaction.course", description="The course machinery: exercises, notebooks, checks."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    lab = sub.add_parser(
+        "lab",
+        help="open the course in JupyterLab at chapter 00 (what make lab does)",
+        description="Any further argument is a JupyterLab flag, passed on (e.g. --no-browser).",
+    )
+    lab.set_defaults(run=_cmd_lab)
+    test = sub.add_parser(
+        "test", help="ruff, pytest and strict nbval over every notebook (what make test does)"
+    )
+    test.add_argument(
+        "-n", "--workers", type=int, default=default_workers(), help="pytest processes (default: 2)"
+    )
+    test.set_defaults(run=_cmd_test)
     build = sub.add_parser("build-exercises", help="write exercises/ from solutions/")
     build.add_argument("--check", action="store_true", help="only compare; exit 1 when they differ")
     build.add_argument("--solutions", default="solutions", help="folder of solved notebooks")
@@ -88,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = sub.add_parser("check", help="run an exercise notebook and print its check verdicts")
     check.add_argument("path", metavar="PATH")
     check.set_defaults(run=_cmd_check)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.lab_args = extra  # JupyterLab's own flags
     missing = [
         p for p in getattr(args, "paths", [getattr(args, "path", None)]) if p and not Path(p).is_file()
     ]

@@ -1,5 +1,10 @@
 """Running notebooks as nbval does, and reading the check reports out of their outputs.
 
+The kernel talks to us over TCP with CurveZMQ encryption when pyzmq has it (the kernel manager
+provisions the keys: jupyter_client's ``KernelManager.transport_encryption``, "auto" uses them when
+the kernelspec declares ``supported_encryption: curve``, as ipykernel's does), so ipykernel has no
+reason to print "Kernel is running over TCP without encryption"; without Curve the kernel's log is
+kept to errors instead. Temporary files go to the run's folder (``compaction.course.scratch``).
 Deliberately left out: comparing outputs (nbval's job) and timing limits beyond one per cell.
 """
 
@@ -9,17 +14,29 @@ import re
 from pathlib import Path
 
 import nbformat
+import zmq
 from nbclient import NotebookClient
+from traitlets.config import Config
+
+from compaction.course.scratch import run_folder, temp_env
 
 # the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed"
 REPORT_LINE = re.compile(r"^(PASS|FAIL) .+: \d+/\d+ checks passed$")
 CELL_TIMEOUT = 120  # seconds one cell may run before execute/check give up
 
 
+def quiet_kernel() -> tuple[Config, list[str]]:
+    """The client config and kernel arguments that keep the kernel from warning about plain TCP."""
+    if zmq.has("curve"):
+        return Config({"KernelManager": {"transport_encryption": "auto"}}), []
+    return Config(), ["--IPKernelApp.log_level=ERROR"]
+
+
 def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.NotebookNode:
     """Execute a notebook in its own folder (as nbval does) and return it with its outputs."""
     nb = nbformat.read(path, as_version=4)
     kernel = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    config, arguments = quiet_kernel()
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
@@ -27,8 +44,11 @@ def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.Notebook
         allow_errors=allow_errors,
         record_timing=False,
         resources={"metadata": {"path": str(path.resolve().parent)}},
+        config=config,
+        extra_arguments=arguments,
     )
-    client.execute()
+    with run_folder() as folder:
+        client.execute(env=temp_env(folder))
     return nb
 
 

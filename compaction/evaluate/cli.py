@@ -21,6 +21,7 @@ from compaction.evaluate.grade import ask_model
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay.turns import Replay, keep_final
 from compaction.evaluate.strategies import STRATEGIES
+from compaction.importers import NotASession
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -46,16 +47,20 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace, console: Console | None = None) -> int:
     """Run the comparison the arguments ask for and print it; 0 on success, 2 on bad input."""
     console = console or Console(highlight=False)
+    errors = Console(stderr=True, highlight=False)  # problems and refusals; the tables go to stdout
     if args.probes is not None and args.session is None:
-        console.print("error: --probes needs --session", style="red")
+        errors.print("error: --probes needs --session", style="red")
         return 2
     try:
         if args.session is not None:
             sessions = [compare.recorded_session(args.session, args.probes, args.window)]
         else:
             sessions = compare.default_sessions(args.quick)
+    except NotASession as exc:
+        errors.print(f"error: {args.session}: not a session: {exc.reason}", markup=False, soft_wrap=True)
+        return 2
     except (OSError, ValueError, ProbeError) as exc:
-        console.print(f"error: {exc}", style="red", markup=False)
+        errors.print(f"error: {exc}", style="red", markup=False, soft_wrap=True)
         return 2
     client = None
     if args.ask_model:
@@ -64,10 +69,13 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
                 raise BackendError("--ask-model needs the real API: set COMPACTION_BACKEND=anthropic")
             client = connect("anthropic")
         except BackendError as exc:
-            console.print(f"error: {exc}", style="red", markup=False)
+            errors.print(f"error: {exc}", style="red", markup=False, soft_wrap=True)
             return 2
     strategies = args.strategy or list(STRATEGIES)
     replays = run_with_progress(sessions, strategies, console)
+    for r in replays:
+        if r.outcome.startswith("refused"):
+            errors.print(f"{r.session}: {r.strategy} {r.outcome}", markup=False, soft_wrap=True)
     if client is not None:
         print_model_grades(replays, sessions, client, console)
     for session in sessions:

@@ -18,7 +18,8 @@ from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import KINDS, Probe, load_probes
-from compaction.evaluate.replay.turns import Replay, replay_messages, replay_offline
+from compaction.evaluate.replay.engine import replay_messages
+from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
 from compaction.importers import load_session
 
@@ -134,9 +135,10 @@ COLUMNS = (
     "breaks", "summaries", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached",
 )  # fmt: skip
 LEGEND = (
-    "refused at turn N: still over the window after compacting, the run stopped; "
-    "re-reads: read_file calls on a file already read (- for a recording); "
-    "not reached: probes about work the run never got to, left out of its probes share"
+    "refused at turn N: the strategy could not bring a request under the window (the reason follows), "
+    "the run stopped; re-reads: read_file calls on a file already read (- for a recording); "
+    "not reached: probes about work a refused run never got to, counted as lost in its probes share "
+    "(probes the whole session never answers are not scored at all)"
 )
 
 

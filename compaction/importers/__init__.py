@@ -25,6 +25,7 @@ from compaction.importers.codex_cli import read_codex
 from compaction.importers.detect import FORMATS, document_format, first_record, later_record, lines_format
 from compaction.importers.document import read_document, streamed_document
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
+from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.openhands import read_openhands
 from compaction.importers.problems import RULES, NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
@@ -113,7 +114,9 @@ def _chat_lines(path: Path) -> ImportedSession:
         for number, line in enumerate(f, 1):
             if line.strip():
                 try:
-                    items.append((f"line {number}", json.loads(line)))
+                    items.append((f"line {number}", loads(line)))
+                except TooDeep as exc:
+                    items.append((f"line {number}", f"not read: {exc}"))
                 except json.JSONDecodeError as exc:
                     items.append((f"line {number}", f"not JSON: {exc.msg}"))
     return _forced(items, path.name, "chat", "")

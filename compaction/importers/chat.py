@@ -12,10 +12,10 @@ mini-swe-agent, whose messages are in the OpenAI shape. Deliberately left out: a
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
+from compaction.importers.nesting import loads
 from compaction.importers.problems import Problem
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
@@ -113,8 +113,8 @@ def openai_call(call: dict) -> dict:
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments")
     try:
-        args = json.loads(arguments) if isinstance(arguments, str) else arguments or {}
-    except json.JSONDecodeError:
+        args = loads(arguments) if isinstance(arguments, str) else arguments or {}
+    except ValueError:  # not JSON, or nested too deep
         args = {"arguments": arguments}
     name = str(function.get("name") or call.get("name") or "tool")
     return tool_use(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compaction.core.messages import text_of
+from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
@@ -91,7 +92,10 @@ def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Co
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
+        except TooDeep as exc:
+            problems.append(Problem(file, f"line {number}", "too_deep", str(exc)))
+            continue
         except json.JSONDecodeError as exc:
             rule = "not_json" if line.endswith("\n") else "truncated_last_line"
             problems.append(Problem(file, f"line {number}", rule, json_error(exc, line=False)))

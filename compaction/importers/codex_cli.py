@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
+from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
@@ -44,7 +45,10 @@ def read_codex(path: str | os.PathLike) -> ImportedSession:
                 continue
             where = f"line {number}"
             try:
-                record = json.loads(line)
+                record = loads(line)
+            except TooDeep as exc:
+                problems.append(Problem(file, where, "too_deep", str(exc)))
+                continue
             except json.JSONDecodeError as exc:
                 rule = "not_json" if line.endswith("\n") else "truncated_last_line"
                 problems.append(Problem(file, where, rule, json_error(exc, line=False)))
@@ -78,7 +82,7 @@ def _item(payload: dict, where: str, file: str, raw: list, system: list, problem
     elif kind in CALLS:
         arguments = payload.get("arguments", payload.get("input"))
         try:
-            args = json.loads(arguments) if isinstance(arguments, str) else arguments
+            args = loads(arguments) if isinstance(arguments, str) else arguments
         except json.JSONDecodeError:
             args = {"input": arguments}
         args = args if isinstance(args, dict) else {"input": args}

@@ -11,7 +11,6 @@ SWE-agent, with ``trajectory_format: mini-swe-agent*`` mini-swe-agent, a list of
 
 from __future__ import annotations
 
-import json
 import os
 from itertools import islice
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from compaction.importers.codex_cli import TYPES as CODEX_TYPES
 from compaction.importers.mini_swe_agent import is_mini_swe_agent
+from compaction.importers.nesting import loads
 from compaction.importers.openhands import is_openhands
 from compaction.importers.problems import NotASession
 
@@ -62,8 +62,8 @@ def later_record(path: str | os.PathLike, lines: int = 50) -> Any:
 
 def _parsed(line: bytes) -> Any:
     try:
-        return json.loads(line.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError:
+        return loads(line.decode("utf-8", errors="replace"))
+    except ValueError:  # not JSON, or nested too deep to parse: no record to tell the format by
         return None
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import ijson
 
+from compaction.importers.nesting import MAX_DEPTH, TooDeep, guarded, too_deep_at
 from compaction.importers.problems import NotASession, json_error
 
 KEPT = frozenset({"history", "messages", "system", "trajectory_format", "info"})
@@ -33,11 +34,12 @@ def streamed_document(path: Path) -> Any:
     try:
         with open(path, "rb") as f:
             first = _first_byte(f)
+            events = guarded(ijson.basic_parse(f, use_float=True))  # no prefixes: linear in the depth
             if first == b"[":
-                return list(ijson.items(f, "item", use_float=True))
+                return _top_list(events)
             if first == b"{":
-                return _top_object(ijson.parse(f, use_float=True))
-    except (ijson.JSONError, UnicodeDecodeError):
+                return _top_object(events)
+    except (ijson.JSONError, UnicodeDecodeError, TooDeep):
         pass
     return None
 
@@ -49,11 +51,32 @@ def _first_byte(f) -> bytes:
     return head[:1]
 
 
+def _top_list(events) -> list:
+    """The top-level list from ijson's basic events, each item built whole."""
+    out: list[Any] = []
+    depth, builder = 0, None
+    for event, value in events:
+        if event in _OPEN:
+            depth += 1
+            if depth == 1:
+                continue  # the document's own brackets
+        elif event in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                continue
+        builder = builder or ijson.ObjectBuilder()
+        builder.event(event, value)
+        if depth == 1:  # a scalar, or a container that has just closed: the item is whole
+            out.append(builder.value)
+            builder = None
+    return out
+
+
 def _top_object(events) -> dict:
-    """The top-level object from ijson's events, building only the values of ``KEPT`` keys."""
+    """The top-level object from ijson's basic events, building only the values of ``KEPT`` keys."""
     out: dict[str, Any] = {}
     depth, key, builder = 0, None, None
-    for _, event, value in events:
+    for event, value in events:
         if event in _OPEN:
             depth += 1
             if depth == 1:
@@ -77,7 +100,12 @@ def _broken(path: Path) -> Any:
     """Parse with ``json`` to name the line where the document breaks (or read it, if it does not)."""
     try:
         with open(path, encoding="utf-8-sig") as f:
-            return json.load(f)
+            text = f.read()
+        deep = too_deep_at(text)
+        if deep is not None:
+            why = f"not JSON or JSON Lines: nested deeper than {MAX_DEPTH} at line {deep}"
+            raise NotASession(path.name, why)
+        return json.loads(text)
     except UnicodeDecodeError:
         raise NotASession(path.name, "not UTF-8 text") from None
     except json.JSONDecodeError as exc:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
+from compaction.importers.nesting import loads
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
@@ -386,8 +387,8 @@ def _input(kind: str, args: dict) -> dict:
 def _arguments(arguments: Any) -> dict:
     """Tool-call arguments (a JSON string or an object) as a tool_use input."""
     try:
-        value = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except json.JSONDecodeError:
+        value = loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:  # not JSON, or nested too deep
         value = {"arguments": arguments}
     return value if isinstance(value, dict) else {"arguments": value}
 

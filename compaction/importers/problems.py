@@ -8,8 +8,11 @@ session of any known format, and the command exits with status 2 naming the file
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from compaction.importers.nesting import MAX_DEPTH
 
 # rule -> what happened to the record
 RULES = {
@@ -25,8 +28,9 @@ RULES = {
     "broken_chain": "a parentUuid points to a record that is not in the file; the chain stops there",
     "repeated_uuid": "two records share a uuid; links to it follow the later one",
     "leading_assistant": "the session starts with the assistant; a marked user message was put first",
+    "too_deep": f"a record nested deeper than {MAX_DEPTH} levels was skipped without parsing it",
 }
-SKIPPING = ("not_json", "truncated_last_line", "unknown_record", "malformed_record")
+SKIPPING = ("not_json", "truncated_last_line", "unknown_record", "malformed_record", "too_deep")
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class NotASession(ValueError):
 def json_error(exc: json.JSONDecodeError, *, line: bool = True) -> str:
     """What ``json`` could not parse, and where: ``Expecting value at line 3, column 5``."""
     place = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
-    return f"{exc.msg.removesuffix(' starting at')} at {place}"
+    return f"{re.sub(r'( starting)? at$', '', exc.msg)} at {place}"  # json's own "...at" said once
 
 
 def not_a_record(record: Any) -> str:

@@ -78,6 +78,11 @@ def summarize_messages(
     """Ask the model for a summary of ``messages``: (summary text, messages left out of the request)."""
     extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
     budget = None if context_window is None else context_window - max_tokens
+    if budget is not None and budget <= 0:
+        raise SummaryFailed(
+            f"a window of {context_window:,} tokens leaves no room for a summary request beside the "
+            f"{max_tokens:,} tokens kept for the summary's answer"
+        )
     for _ in range(MAX_PTL_RETRIES + 1):
         try:
             request, dropped = fit_request(messages, budget, focus=focus, extra_tokens=extra)

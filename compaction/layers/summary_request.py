@@ -58,9 +58,18 @@ def fit_request(
         if found is not None:
             return found
     raise ValueError(
-        f"the summary request does not fit {budget} tokens even with only the first message and the "
-        f"newest messages ({len(messages)} messages in all)"
+        f"the summary request does not fit: it needs {smallest_request(messages, focus) + extra_tokens:,} "
+        f"tokens even with only the first message and the newest messages ({len(messages)} messages in "
+        f"all), over the {max(budget, 0):,} tokens left for it"
     )
+
+
+def smallest_request(messages: Sequence[Message], focus: str | None = None) -> int:
+    """Tokens of the smallest summary request ``fit_request`` can make: first and newest messages, lean."""
+    history = lean(messages)
+    starts = tail_starts(history, 2)
+    request = _request_from(history, starts[-1], focus) if starts else with_summary_prompt(history, focus)
+    return _tokens(request)
 
 
 def lean(messages: Sequence[Message]) -> list[Message]:

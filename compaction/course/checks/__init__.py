@@ -14,10 +14,12 @@ the learner's code in the learner's own kernel.
 from __future__ import annotations
 
 import html
+import importlib
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,8 @@ def _first_fault(got: list, want: list) -> str:
                     return f"{where}: expected a dict, got {type(gb).__name__}"
                 if gb.get("type") != wb.get("type"):
                     return f"{where}: got a {_block_label(gb)} block instead"
+                if "tool_use_id" in wb and gb.get("tool_use_id") != wb["tool_use_id"]:
+                    return f"{where}: {_order_fault(gc, wc, gb.get('tool_use_id'), wb['tool_use_id'])}"
                 return f"{where}: {_field_fault(gb, wb)}"
         if len(gc) != len(wc):
             more = "an extra block" if len(gc) > len(wc) else "a block missing"
@@ -162,6 +166,18 @@ def _first_fault(got: list, want: list) -> str:
     if len(got) > len(want):
         return f"{len(got)} messages returned, expected {len(want)}: message {k} should not be there"
     return f"{len(got)} messages returned, expected {len(want)}: message {k} is missing"
+
+
+def _order_fault(got: list, want: list, got_id: object, want_id: object) -> str:
+    """A result for the wrong call at a block: named as an order fault when the same results are there."""
+    ids = [b.get("tool_use_id") for b in got if isinstance(b, dict)]
+    wanted = [b.get("tool_use_id") for b in want if isinstance(b, dict)]
+    if sorted(map(str, ids)) == sorted(map(str, wanted)):
+        return (
+            f"the result for {got_id} is here, expected the result for {want_id}: the same results in "
+            f"another order; give them in the order of the calls ({', '.join(map(str, wanted))})"
+        )
+    return f"the result for {got_id} is here, expected the result for {want_id}"
 
 
 def assert_same_messages(got: object, want: object, case: str = "") -> None:
@@ -194,3 +210,25 @@ def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:
         else:
             report.results.append(CheckResult(name, True))
     return report
+
+
+def for_exercise(topic: str) -> SimpleNamespace:
+    """A topic's checks and sample data for an exercise notebook, without the references answers must match.
+
+    Left out: every ``*_reference``, the names the topic lists in ``ANSWERS`` (a function that computes
+    what the exercise asks for), and whatever the topic module imported from the package.
+    """
+    module = importlib.import_module(f"{__name__}.{topic}")
+    hidden = set(getattr(module, "ANSWERS", ()))
+    shown = {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not name.endswith("_reference")
+        and name not in hidden
+        and name != "ANSWERS"
+        and (
+            getattr(value, "__module__", None) == module.__name__ or (name.isupper() and not callable(value))
+        )
+    }
+    return SimpleNamespace(**shown)

@@ -6,7 +6,8 @@ results of the course's sessions scaled up), for a grid of ``max_chars``, with a
 time; the boundaries are a total exactly at ``max_chars`` and a result no larger than its marker.
 It also proves that the input is untouched and that every persisted output is on disk byte for byte.
 The exercises are checked by properties, so any correct wording passes: ``marker_with_tail`` must
-keep the package's marker frame (so the layers recognise it) and show both ends of the output;
+keep the package's marker frame (so the layers recognise it), show both ends of the output and,
+between them, one line with the number of characters left out;
 ``max_chars_for`` must give the largest size that fits what is left of the window.
 Deliberately left out: failed writes and hostile ids, which the chapter shows with the package.
 """
@@ -164,6 +165,18 @@ def _both_ends(fn: Callable) -> None:
     assert head in marker, "the nightly log: the first 1,000 characters are not in the preview"
     assert tail in marker, "the nightly log: the last 1,000 characters (the error) are not in the preview"
     assert "disk quota exceeded" in marker, "the nightly log: the error line at the end is not shown"
+    _left_out_between(marker, head, tail, len(log) - 2 * (PREVIEW // 2), "the nightly log")
+
+
+def _left_out_between(marker: str, head: str, tail: str, left: int, what: str) -> None:
+    """Between the head and the tail, a line that says how many characters were left out."""
+    start, end = marker.index(head) + len(head), marker.rindex(tail)
+    between = marker[start:end].strip("\n")
+    count = f"{left:,}"
+    assert "\n" not in between and re.search(rf"(?<![\d,]){re.escape(count)}(?![\d,])", between), (
+        f"{what}: between the first and the last {PREVIEW // 2:,} characters, one line must say how many "
+        f"characters were left out ({count}); found {between[:80]!r}"
+    )
 
 
 path_of_short = ".task_outputs/tool-results/short.txt"
@@ -191,6 +204,7 @@ def _one_more(fn: Callable) -> None:
     assert "h" * 1_000 in marker and "t" * 1_000 in marker, "2,001 characters: both 1,000-character ends"
     middle = "h" * 1_000 + "M" in marker or "M" + "t" * 1_000 in marker
     assert not middle, "2,001 characters: the middle character is omitted"
+    _left_out_between(marker, "h" * 1_000, "t" * 1_000, 1, "2,001 characters")
 
 
 def check_marker_with_tail(marker_with_tail: Callable) -> CheckReport:

@@ -29,6 +29,8 @@ from compaction.layers.snip import snip_compact
 from compaction.levels.checkpoint import files_modified
 from compaction.pipeline.compactor import default_layers
 
+ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exercise("evaluate")
+
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
 PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
@@ -176,7 +178,7 @@ def check_probes(write_probes: Callable) -> CheckReport:
 
 
 @lru_cache(maxsize=1)
-def measured_losses() -> dict[str, frozenset[str]]:
+def measured_losses() -> dict[str, frozenset[str]]:  # kept out of the exercise: it is the answer
     """probe id -> the strategies whose final context no longer answers it (40-turn offline session)."""
     session = offline_session(PREDICT_TURNS)
     session.probes = [p for p in session.probes if p.id in PREDICT_PROBES]
@@ -208,8 +210,11 @@ def check_predictions(predict: Callable) -> CheckReport:
             f"{probe_id}: unknown strategies {sorted(unknown)}; use {', '.join(PREDICT_STRATEGIES)}"
         )
         want = set(measured_losses()[probe_id])
+        wrong = len(got ^ want)
         assert got == want, (
-            f"{probe_id}: you said lost by {sorted(got) or 'none'}, measured {sorted(want) or 'none'}"
+            f"{probe_id}: you said lost by {sorted(got) or 'none'}; wrong about {wrong} of the "
+            f"{len(PREDICT_STRATEGIES)} strategies (the measured answer is not shown: look at what each "
+            "strategy removes, or measure it with offline_session(40).replay(strategy).score.missed)"
         )
 
     return run_cases("predictions", [(f"probe {p}", lambda p=p: one(p)) for p in PREDICT_PROBES])

@@ -262,6 +262,41 @@ def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
     )
 
 
+PHASE_RULES = {
+    "first edit after research": "an edit, with nothing edited yet and two or more reads, searches or "
+    "test runs before it in the phase, ends the phase at the edit's index",
+    "moved on to": "an edit of a file the phase has not edited, once it edited others, ends the phase at "
+    "the first look since its last edit (at the edit when there is none)",
+    "tests turned green": "a green test run, after an edit or after the same command was red, ends the "
+    "phase two messages after the run",
+}
+
+
+def _rule_of(reason: object) -> str:
+    text = str(reason)
+    rule = next((r for k, r in PHASE_RULES.items() if text.startswith(k)), None)
+    return f"the rule: {rule}" if rule else f"{text!r} is none of the three rules' reasons"
+
+
+def phase_difference(got: list, want: list, messages: list) -> str:
+    """The first end that differs, with the message it falls on and the rule that gives (or denies) it."""
+    sizes = f"({len(got)} ends, expected {len(want)})"
+    for i, (g, w) in enumerate(zip(got, want, strict=False)):
+        if g != w:
+            return (
+                f"end {i}: got {g!r}, expected {w!r}: phase ending at message {w[0]} of {len(messages)}; "
+                f"{_rule_of(w[1])} {sizes}"
+            )
+    if len(got) < len(want):
+        w = want[len(got)]
+        return f"end {len(got)} missing: {w!r}, a phase ending at message {w[0]}; {_rule_of(w[1])} {sizes}"
+    g = got[len(want)]
+    return (
+        f"end {len(want)} not expected: {g!r}; no rule ends a phase there "
+        f"(a summary ends one without recording it, the last phase stays open) {sizes}"
+    )
+
+
 def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
     """Where finished phases end: identical to the package's on every session of the course."""
 
@@ -274,22 +309,30 @@ def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
             if k >= len(sessions):
                 return
             got, want = phase_ends(sessions[k]), reference(sessions[k])
-            assert list(got) == want, first_difference(list(got), want)
+            assert list(got) == want, phase_difference(list(got), want, sessions[k])
 
         return case
 
     def after_a_summary() -> None:
         messages = summarized_session()
         got, want = phase_ends(messages), reference(messages)
-        assert list(got) == want, "a phase summary ends the phase; " + first_difference(list(got), want)
+        assert list(got) == want, "a phase summary ends the phase; " + phase_difference(
+            list(got), want, messages
+        )
 
     def research_then_edit() -> None:
         messages = _tiny([("read_file", {"path": "a.py"}), ("bash", {"command": "grep -rn x ."}), _EDIT_A])
-        assert list(phase_ends(messages)) == [(5, "first edit after research")], phase_ends(messages)
+        got = list(phase_ends(messages))
+        assert got == [(5, "first edit after research")], "read, search, edit: " + phase_difference(
+            got, [(5, "first edit after research")], messages
+        )
 
     def only_reads() -> None:
         messages = _tiny([("read_file", {"path": f"m{k}.py"}) for k in range(5)])
-        assert list(phase_ends(messages)) == [], "a session that only reads has no finished phase"
+        got = list(phase_ends(messages))
+        assert got == [], "five reads and no edit: the phase is still open, nothing is finished; " + (
+            phase_difference(got, [], messages)
+        )
 
     return run_cases(
         "phase_ends",

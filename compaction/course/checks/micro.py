@@ -8,7 +8,8 @@ and one holding an earlier placeholder; the input must stay untouched. Given the
 function, it also checks that each note is one short line that starts with ``CLEARED_HEAD`` and
 names what to run again. ``check_micro_keeping_edited`` is differential against the reference here.
 ``check_predicted_breaks`` compares a formula with what ``cache_breaks`` measures on sessions built
-for it. Deliberately left out: ``exclude_tools``, which the chapter shows with the package.
+for it (two parallel reads a turn, a case the chapter does not count). Deliberately left out:
+``exclude_tools``, which the chapter shows with the package.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from compaction.course.checks import CheckReport, assert_same_messages, run_case
 from compaction.course.checks.messages import course_sessions
 from compaction.layers.micro import micro_compact
 from compaction.layers.prompt_cache import cache_breaks
+
+ANSWERS = ("measured_breaks",)  # what an exercise computes: kept out of for_exercise("micro")
 
 SETTINGS = [(3, 120), (1, 120), (0, 0), (5, 50), (10, 120), (3, 2_000)]
 CALLS = [
@@ -166,7 +169,9 @@ def micro_keeping_edited_reference(
     return out
 
 
-def why_kept_or_cleared(got: object, want: list[dict], messages: list[dict], recent_turns: int) -> str:
+def why_kept_or_cleared(
+    got: object, want: list[dict], messages: list[dict], recent_turns: int, min_chars: int | None = None
+) -> str:
     """Name the first tool result kept where it should be cleared, or the reverse, and the reason."""
     if not isinstance(got, list) or len(got) != len(want):
         return ""
@@ -184,6 +189,11 @@ def why_kept_or_cleared(got: object, want: list[dict], messages: list[dict], rec
             use_id = w["tool_use_id"]
             name, path = names.get(use_id), inputs.get(use_id, {}).get("path")
             what = f"the {name} result {use_id!r} (message {i})" + (f" of {path!r}" if path else "")
+            if is_cleared(w["content"]) and min_chars is not None and result_chars(b) == min_chars:
+                return (
+                    f" Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
+                    "and only a result shorter than min_chars stays whole (<, not <=)."
+                )
             if is_cleared(w["content"]):
                 reason = (
                     f"{path!r} is not edited in {turns}"
@@ -208,14 +218,33 @@ def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
     try:
         assert_same_messages(got, want, where)
     except AssertionError as exc:
-        why = why_kept_or_cleared(got, want, messages, kwargs["recent_turns"])
+        why = why_kept_or_cleared(got, want, messages, kwargs["recent_turns"], kwargs.get("min_chars"))
         raise AssertionError(f"{exc}{why}") from None
+
+
+def exact_min_chars(messages: list[dict], keep_recent: int, recent_turns: int) -> int:
+    """The size of the smallest result the reference clears: with min_chars at it, it is still cleared."""
+    cleared = micro_keeping_edited_reference(messages, keep_recent, 0, recent_turns)
+    return min(
+        result_chars(b)
+        for m, n in zip(messages, cleared, strict=True)
+        if m is not n
+        for b, c in zip(m["content"], n["content"], strict=True)
+        if b != c
+    )
 
 
 def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:
     """Exercise 1: old results cleared, except reads of files edited in the last few turns."""
     fn = micro_keeping_edited
-    cases = []
+    first = course_sessions()[0]
+    exact = exact_min_chars(first, 2, 5)
+    cases = [
+        (
+            f"a result of exactly min_chars={exact} is cleared (<, not <=)",
+            lambda: _edited(fn, "session 1", first, keep_recent=2, min_chars=exact, recent_turns=5),
+        )
+    ]
     for k, session in enumerate(course_sessions(), start=1):
         prefixes = [session[:n] for n in range(9, len(session) + 1, 6)]
         for recent in (5, 1, 0):
@@ -234,26 +263,28 @@ def check_micro_keeping_edited(micro_keeping_edited: Callable) -> CheckReport:
 # ---------------------------------------------------------------- exercise 2: predict the breaks
 
 
-def one_result_per_turn(turns: int) -> list[list[dict]]:
-    """The requests of a session that reads one large file per turn (request t holds t results)."""
-    messages, requests = [user("Read every module, one at a time.")], []
+def two_results_per_turn(turns: int) -> list[list[dict]]:
+    """The requests of a session reading two large files a turn, in parallel: request r holds 2r results."""
+    messages, requests = [user("Read every module, two at a time.")], []
     for t in range(turns):
-        messages = [*messages, assistant(tool_use(f"toolu_{t:03d}", "read_file", {"path": f"m{t}.py"}))]
-        messages = [*messages, user(tool_result(f"toolu_{t:03d}", f"line {t}\n" * 200))]
+        ids = [f"toolu_{t:03d}a", f"toolu_{t:03d}b"]
+        calls = [tool_use(i, "read_file", {"path": f"m{t}{i[-1]}.py"}) for i in ids]
+        messages = [*messages, assistant(*calls)]
+        messages = [*messages, user(*(tool_result(i, f"line {t}\n" * 200) for i in ids))]
         requests.append(messages)
     return requests
 
 
 def measured_breaks(turns: int, keep_recent: int) -> int:
     """Cache breaks when micro_compact(keep_recent) runs before each of the session's calls."""
-    sent = [micro_compact(r, keep_recent=keep_recent, min_chars=0) for r in one_result_per_turn(turns)]
+    sent = [micro_compact(r, keep_recent=keep_recent, min_chars=0) for r in two_results_per_turn(turns)]
     return len(cache_breaks(sent))
 
 
 def _predicted(fn: Callable, turns: int, keep_recent: int) -> None:
     got, want = fn(turns, keep_recent), measured_breaks(turns, keep_recent)
     assert got == want, (
-        f"{turns} calls, one new result each, keep_recent={keep_recent}: predicted {got!r}, "
+        f"{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got!r}, "
         f"measured {want} cache breaks"
     )
 
@@ -264,10 +295,11 @@ def check_predicted_breaks(predicted_breaks: Callable) -> CheckReport:
     return run_cases(
         "predicted_breaks",
         [
-            ("20 calls, keep 3", lambda: _predicted(fn, 20, 3)),
+            ("20 calls, keep 3 (odd)", lambda: _predicted(fn, 20, 3)),
+            ("20 calls, keep 4 (even)", lambda: _predicted(fn, 20, 4)),
             ("20 calls, keep 1", lambda: _predicted(fn, 20, 1)),
             ("12 calls, keep 10", lambda: _predicted(fn, 12, 10)),
-            ("keep as many as there are calls", lambda: _predicted(fn, 8, 8)),
+            ("keep as many as the calls' results", lambda: _predicted(fn, 8, 16)),
             ("keep 0: every result is cleared before it is sent", lambda: _predicted(fn, 10, 0)),
             ("a single call", lambda: _predicted(fn, 1, 3)),
         ],

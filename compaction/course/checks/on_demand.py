@@ -21,6 +21,8 @@ from compaction.agent.compact_on_demand import Diagnosed, next_request_tokens, s
 from compaction.core.messages import tool_result, user
 from compaction.course.checks import CheckReport, run_cases
 
+ANSWERS = ("missed_by_layer",)  # what an exercise computes: kept out of for_exercise("on_demand")
+
 NO_LAYER = "none"  # the key for a break no layer of the pipeline caused
 
 

@@ -27,6 +27,8 @@ from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.course.checks.summarize import LayerRuns
 from compaction.layers.reactive import pair_safe_tail
 
+ANSWERS = ("tail_within",)  # what an exercise computes: kept out of for_exercise("reactive")
+
 try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - depends on the installed SDK

@@ -21,7 +21,7 @@ from typing import Any
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW, sample_session
 from compaction.core.messages import blocks, text, tool_result, tool_use
-from compaction.course.checks import CheckReport, run_cases
+from compaction.course.checks import CheckReport, explain_difference, run_cases
 from compaction.evaluate.probes import Probe
 from compaction.evaluate.replay.engine import replay
 from compaction.evaluate.replay.sample import claude_code_records
@@ -38,11 +38,8 @@ LOST_WINDOW = 8_000
 def _first_difference(got: list, want: list) -> str:
     if not isinstance(got, list):
         return f"expected a list of messages, got {type(got).__name__}"
-    for i, (a, b) in enumerate(zip(got, want, strict=False)):
-        if a != b:
-            hint = _renamed(got[: i + 1])
-            return f"message {i}: expected {json.dumps(b)[:160]}, got {json.dumps(a)[:160]}{hint}"
-    return f"expected {len(want)} messages, got {len(got)}"
+    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), len(got))
+    return f"{explain_difference(got, want)}{_renamed(got[: at + 1])}"
 
 
 def _renamed(messages: list) -> str:
@@ -235,7 +232,12 @@ def _same_as_engine(fn: Callable, strategy: str, fact: str) -> None:
     got = fn(session, strategy, fact, window=LOST_WINDOW)
     got = tuple(got) if isinstance(got, list) else got
     hint = ""
-    if isinstance(got, tuple) and want and got and isinstance(got[0], int) and got[0] < want[0]:
+    if isinstance(got, tuple) and want and len(got) == 2 and got == (want[0] - 1, want[1]):
+        hint = (
+            f" (turn {got[0]} is one turn early, with the same pass: an off-by-one in the turn number; "
+            "the first turn of the session is turn 1)"
+        )
+    elif isinstance(got, tuple) and want and got and isinstance(got[0], int) and got[0] < want[0]:
         hint = " (a fact can come back and leave again: give the last pass that dropped it)"
     assert got == want, f"{strategy}, {fact!r}: expected {want}, got {got}{hint}"
 

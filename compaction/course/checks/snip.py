@@ -142,6 +142,16 @@ def _tokens(fn: Callable, name: str, messages: list[dict], max_tokens: int, keep
     _same(fn, snip_to_tokens_reference, name, messages, max_tokens=max_tokens, keep_head=keep_head)
 
 
+def exact_fit_budget(messages: list[dict], keep_head: int = 3, method: str = "tiktoken") -> int:
+    """A budget the head plus the tail from the middle assistant message fill exactly, to the token."""
+    head = max(1, keep_head)
+    while head < len(messages) and messages[head - 1]["role"] != "user":
+        head += 1
+    starts = [i for i in range(head, len(messages)) if messages[i]["role"] == "assistant"]
+    start = starts[len(starts) // 2]
+    return estimate_tokens(messages[:head], method) + estimate_tokens(messages[start:], method)
+
+
 def check_snip_to_tokens(snip_to_tokens: Callable) -> CheckReport:
     """Exercise 1: snip to a token budget instead of a message count."""
     cases = []
@@ -158,6 +168,12 @@ def check_snip_to_tokens(snip_to_tokens: Callable) -> CheckReport:
     total = estimate_tokens(s, "tiktoken")
     cases += [
         ("exactly at the budget: unchanged", lambda: _tokens(snip_to_tokens, "parallel", s, total)),
+        (
+            "a tail that fills the budget exactly is kept (<=, not <)",
+            lambda: _tokens(
+                snip_to_tokens, "parallel, head and tail exactly at the budget", s, exact_fit_budget(s)
+            ),
+        ),
         ("a tiny budget keeps the newest turn", lambda: _tokens(snip_to_tokens, "parallel", s, 10)),
         ("keep_head=0 keeps the task", lambda: _tokens(snip_to_tokens, "parallel", s, total // 3, 0)),
     ]

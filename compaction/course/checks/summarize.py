@@ -159,6 +159,16 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
                 raise AssertionError(
                     f"{given}raised SummaryFailed, but the answer holds a summary: {want[:60]!r}"
                 )
+            joined = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+            if (
+                len([b for b in content if b.get("type") == "text"]) > 1
+                and got != want
+                and (" ".join(got.split()) == " ".join(want.split()))
+            ):
+                raise AssertionError(
+                    f"{given}got {got[:70]!r}, expected {want[:70]!r}: the text blocks are consecutive "
+                    f"pieces of one answer, so join them with nothing between them ({joined[:50]!r}...)"
+                )
             raise AssertionError(f"{given}got {got[:70]!r}, expected {want[:70]!r}")
 
         return case

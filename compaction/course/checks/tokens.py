@@ -131,10 +131,13 @@ def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
     )
     if (got + 1) * (100 + pct) <= room * 100:
         as_float = room / (1 + pct / 100)
+        exact = (got + 1) * (100 + pct) == room * 100
         cause = (
-            f"; floating point may be the cause: {room} / {1 + pct / 100} gives {as_float!r}, which int() "
-            f"cuts to {got:,}; compute in whole numbers, as room * 100 // (100 + pct)"
-            if (got + 1) * (100 + pct) == room * 100 and int(as_float) == got
+            f"; {got + 1:,} fills the room exactly, and an exact fit is allowed: <=, not <" if exact else ""
+        ) + (
+            f"; if you divided, floating point is the cause: {room} / {1 + pct / 100} gives {as_float!r}, "
+            f"which int() cuts to {got:,}; compute in whole numbers, as room * 100 // (100 + pct)"
+            if exact and int(as_float) == got
             else ""
         )
         raise AssertionError(

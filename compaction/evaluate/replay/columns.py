@@ -1,8 +1,8 @@
 """The strategy table's columns, shared by the terminal and the report, and the verdict over sessions.
 
 One set of labels and cells for both places, a one-line legend, strategies whose results are
-identical (and in which nothing fired) collapsed into one row, and a top-level verdict that says
-plainly when no session came near the window.
+identical (and in which nothing fired) collapsed into one row named by a sentence, and a top-level
+verdict that says plainly when no session reached the summary threshold, and how many runs were refused.
 """
 
 from __future__ import annotations
@@ -28,9 +28,12 @@ LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
     "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
     f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
-    "0.1x, writes 1.25x; probes kept = facts the final context still holds (- when no probe was found or "
-    "given); left the context = compactions that dropped tokens."
+    "0.1x, writes 1.25x; probes kept = facts the final context still holds, of those the session holds (- "
+    "when no probe was found or given); not reached = facts a refused run stopped before, counted as lost; "
+    "left the context = compactions that dropped tokens."
 )
+# events that free nothing: a failure, the breaker opening, the loop guard stopping summaries
+FAILURES = frozenset({"summary_failed", "budget_failed", "breaker", "loop_guard"})
 # records a format keeps on the user's machine, named so they are not mistaken for compactions
 IGNORED_LABELS = {"summary": "title summary record", "meta": "meta record", "sidechain": "sidechain record"}
 
@@ -49,9 +52,10 @@ def fired(run: StrategyRun) -> str:
 def cells(run: StrategyRun) -> list[str]:
     """The row of ``run`` under ``COLUMNS`` (plain text, not yet redacted)."""
     gone = departures(run)
-    kept = (
-        f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}" if run.score else "-"
-    )
+    kept = "-"
+    if run.score:
+        kept = f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
+        kept += f" ({len(run.unreached)} not reached)" if run.unreached else ""
     return [
         run.strategy,
         outcome(run),
@@ -64,6 +68,14 @@ def cells(run: StrategyRun) -> list[str]:
         kept,
         f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens" if gone else "-",
     ]
+
+
+def probe_status(run: StrategyRun, probe_id: str) -> str:
+    """What became of a probe the session holds but ``run`` ended without: the one wording for it."""
+    if probe_id in run.unreached:
+        return f"not reached, so lost: {run.outcome.split(':')[0]} before it"
+    turn, by = run.lost.get(probe_id, (0, ""))
+    return f"lost at turn {turn} to {by}" if by else "lost (no pass recorded dropping it)"
 
 
 def groups(runs: list[StrategyRun]) -> list[list[StrategyRun]]:
@@ -81,10 +93,12 @@ def groups(runs: list[StrategyRun]) -> list[list[StrategyRun]]:
 
 
 def group_name(group: list[StrategyRun]) -> str:
-    """A strategy's name, or a collapsed group's names one per line and ``(identical: nothing fired)``."""
-    if len(group) == 1:
-        return group[0].strategy
-    return "\n".join([*(r.strategy for r in group), "(identical: nothing fired)"])
+    """A strategy's name, or for a collapsed group a sentence: ``none and masking 10: the same, ...``."""
+    names = [r.strategy for r in group]
+    if len(names) == 1:
+        return names[0]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{listed}: the same result, since no layer fired in any of them"
 
 
 def ignored_text(ignored: dict[str, int]) -> str:
@@ -97,18 +111,25 @@ def ignored_text(ignored: dict[str, int]) -> str:
 
 
 def verdict(replays: list[SessionReplay]) -> str:
-    """One sentence over all sessions: how near the window the largest peak came, and what fired."""
+    """One sentence over all sessions: how near the threshold the peak came, what fired, refusals."""
     runs = [run for r in replays for run in r.runs]
     if not runs:
         return "No session was replayed."
     top = max(runs, key=lambda run: run.peak / max(run.window, 1))
     share = top.peak / max(top.window, 1)
     near = sum(any(run.peak >= summary_threshold(run.window) for run in r.runs) for r in replays)
-    layers = sorted({layer for run in runs for layer in run.fired()})
+    layers = sorted({layer for run in runs for layer in run.fired() if layer not in FAILURES})
+    failed = sorted({layer for run in runs for layer in run.fired() if layer in FAILURES})
     fired_text = "no layer fired" if not layers else "layers fired: " + ", ".join(layers)
+    fired_text += "; failures: " + ", ".join(failed) if failed else ""
+    refused = sum(bool(run.refused) for run in runs)
+    refused_text = f" {refused} of {len(runs)} strategy runs were refused (each row says why)."
+    refused_text = refused_text if refused else ""
     if near == 0:
+        threshold = summary_threshold(top.window)
         return (
-            f"No session came near the window: the largest peak was {top.peak:,} of {top.window:,} "
-            f"tokens ({share:.1%}), below the summary threshold; {fired_text}."
+            f"No session reached the summary threshold: the largest peak was {top.peak:,} of "
+            f"{top.window:,} tokens ({share:.1%}), below the threshold of {threshold:,}; "
+            f"{fired_text}.{refused_text}"
         )
-    return f"{near} of {len(replays)} sessions reached the summary threshold; {fired_text}."
+    return f"{near} of {len(replays)} sessions reached the summary threshold; {fired_text}.{refused_text}"

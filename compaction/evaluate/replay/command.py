@@ -1,18 +1,24 @@
 """``compaction replay PATH...``: import each session, replay it through each strategy, report.
 
 For every session file (a folder is searched for .jsonl, .traj and .json files) the command
-prints what the importer repaired or skipped, grouped by rule with file and lines, the agent's own
-earlier compactions, and a table of the strategies. ``--save-final DIR`` writes each strategy's
-final context as JSON, ``--report FILE.html`` the report. Everything printed or written passes
-through ``redact``. Exit status: 0 when every session was replayed; 2 when a file given by name is
-not a session (one line naming it and why), a path does not exist, or no session was found.
-Session files are only ever opened for reading.
+prints a table of the strategies on stdout, one row per strategy saying how it ended: the turns
+it replayed, "over the window from turn N" (none), or "refused at turn N: why" when the strategy
+could not bring a request under the window (a failed summary, or a first message alone over it).
+On stderr, each naming the file as given: what the importer repaired or skipped (grouped by rule,
+with lines), each refusal, and errors. ``--save-final DIR`` writes each strategy's final context
+as JSON, ``--report FILE.html`` the report. Everything printed or written passes through
+``redact``. What left the context goes to a temporary folder removed at exit, or to ``--workdir``
+(then kept, and its path printed). Exit status: 0 when every session was replayed (refused
+strategies included); 2 when a file given by name is not a session (one line naming it and why),
+a path does not exist, the window is not a positive number, or no session was found. Session files
+are only ever opened for reading.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -25,6 +31,7 @@ from rich.text import Text
 
 from compaction.agent.backend import BackendError, connect
 from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.evaluate.cost import SharedCounter, Tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.probes import Probe, ProbeError, load_probes
 from compaction.evaluate.replay.columns import (
@@ -40,10 +47,15 @@ from compaction.evaluate.replay.columns import (
 from compaction.evaluate.replay.engine import DEFAULT, SessionReplay, StrategyRun, replay, turn_index
 from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
+from compaction.evaluate.replay.turns import first_message_too_big
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load, session_files
 
 WINDOW = 200_000
+TEMPORARY_NOTE = (
+    "The work folder was temporary and is removed when the command ends: the places named under "
+    "'on disk' are gone. Run with --workdir DIR to keep them."
+)
 SHOWN_PLACES = 3  # places listed per rule, one per line, before "..."
 TABLE_WIDTH = 200  # characters, when the output is not a terminal
 
@@ -51,7 +63,10 @@ TABLE_WIDTH = 200  # characters, when the output is not a terminal
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``replay`` subcommand to the ``compaction`` command's subparsers."""
     parser = commands.add_parser(
-        "replay", help="replay recorded sessions through each strategy, with a report", description=__doc__
+        "replay",
+        help="replay recorded sessions through each strategy, with a report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a session file or a folder")
     parser.add_argument("--format", choices=FORMATS, help="skip detection: read every file in this format")
@@ -68,7 +83,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--backend", choices=("offline", "anthropic"), help="who writes summaries (default offline)"
     )
     parser.add_argument(
-        "--workdir", type=Path, help="where persisted outputs and transcripts go (default: a new temp folder)"
+        "--workdir",
+        type=Path,
+        help="keep persisted outputs and transcripts here (default: a temporary folder, removed at exit)",
     )
     parser.add_argument(
         "--save-final", type=Path, metavar="DIR", help="write each strategy's final context as JSON"
@@ -84,48 +101,61 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run_command(args: argparse.Namespace, console: Console) -> int:
     """Run ``replay`` with parsed ``args``; returns the exit status."""
     if not _is_tty(console):  # a pipe, a file, a notebook (which sets FORCE_COLOR): plain text, wide
+        columns = os.environ.get("COLUMNS", "")  # a caller that sets COLUMNS (a notebook cell) gets it
+        width = int(columns) if columns.isdigit() and int(columns) >= 60 else TABLE_WIDTH
         console = Console(
-            highlight=False, width=TABLE_WIDTH, file=console.file, force_terminal=False, no_color=True
+            highlight=False, width=width, file=console.file, force_terminal=False, no_color=True
         )
-    files, status = _files(args.paths, console)
+    errors = Console(stderr=True, highlight=False, width=TABLE_WIDTH, no_color=not _is_tty(console))
+    files, status = _files(args.paths, errors)
     if status:
         return status
     if args.window < 1:
-        return _fail(console, f"--window must be a positive number of tokens, not {args.window}")
+        return _fail(errors, f"--window must be a positive number of tokens, not {args.window}")
     try:
         given = load_probes(args.probes) if args.probes else None
     except (ProbeError, OSError) as exc:
-        return _fail(console, str(exc))
+        return _fail(errors, str(exc))
     try:
         client = connect(args.backend, context_window=SAMPLE_WINDOW)
     except BackendError as exc:
-        return _fail(console, str(exc))
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="compaction-replay-"))
+        return _fail(errors, str(exc))
+    with tempfile.TemporaryDirectory(prefix="compaction-replay-") as temporary:
+        workdir = args.workdir or Path(temporary)  # the temporary one is removed on the way out
+        return _replay_all(args, files, given, client, workdir, console, errors)
+
+
+def _replay_all(args, files, given, client, workdir: Path, console: Console, errors: Console) -> int:
+    """Import and replay every file; a named file that is no session ends it with status 2."""
     strategies = args.strategy or list(DEFAULT)
-    replays = []
+    sessions = []
     for path, named in files:
         try:
-            session = load(path, args.format)
+            sessions.append((path, load(path, args.format)))
         except NotASession as exc:
             if named:
-                return _fail(console, str(exc))
-            _say(console, f"skipped {exc}", "yellow")
-            continue
+                return _fail(errors, f"{path}: not a session: {exc.reason}")
+            _say(errors, f"{path}: skipped, not a session: {exc.reason}")
+    if not sessions:
+        return _fail(errors, "no session found in " + ", ".join(str(p) for p in args.paths))
+    replays = []
+    for path, session in sessions:
         probes = given if given is not None else find_probes(session.messages)
-        replays.append(_replay_one(session, path, strategies, args.window, workdir, client, probes, console))
+        replay_args = (session, path, strategies, args.window, workdir, client, probes)
+        replays.append(_replay_one(*replay_args, console, errors, kept=args.workdir is not None))
         if args.save_final:
             _save_final(replays[-1], args.save_final, console)
-    if not replays:
-        return _fail(console, "no session found in " + ", ".join(str(p) for p in args.paths))
     console.print(Text(LEGEND), soft_wrap=False)  # wrapped to the terminal, unlike the other lines
     _say(console, verdict(replays), "bold")
     if args.report:
-        _say(console, f"Report: {write_report(replays, args.report)}")
-    _say(console, f"Outputs (persisted results, transcripts): {workdir}")
+        note = "" if args.workdir else TEMPORARY_NOTE
+        _say(console, f"Report: {write_report(replays, args.report, note=note)}")
+    if args.workdir:
+        _say(console, f"Outputs (persisted results, transcripts): {workdir}")
     return 0
 
 
-def _files(paths: list[Path], console: Console) -> tuple[list[tuple[Path, bool]], int]:
+def _files(paths: list[Path], errors: Console) -> tuple[list[tuple[Path, bool]], int]:
     """(file, named by the user) for every path; status 2 for a path that does not exist."""
     files: list[tuple[Path, bool]] = []
     for path in paths:
@@ -134,29 +164,43 @@ def _files(paths: list[Path], console: Console) -> tuple[list[tuple[Path, bool]]
         elif path.is_file():
             files.append((path, True))
         else:
-            return [], _fail(console, f"{path}: no such file or folder")
+            return [], _fail(errors, f"{path}: no such file or folder")
     return files, 0
 
 
 def _replay_one(
-    session: ImportedSession, path: Path, strategies, window, workdir, client, probes: list[Probe], console
+    session: ImportedSession,
+    path: Path,
+    strategies,
+    window,
+    workdir,
+    client,
+    probes: list[Probe],
+    console,
+    errors,
+    *,
+    kept: bool,
 ) -> SessionReplay:
-    _say(console, f"\n{path}: {session.format}, {len(session.messages):,} messages", "bold")
-    for line in problem_lines(session):
-        _say(console, line, "yellow")
+    console.print()
+    _say(console, f"{path}: {session.format}, {len(session.messages):,} messages", "bold")
+    for line in problem_lines(session, path):
+        _say(errors, line)
     for c in session.earlier_compactions:
         tokens = f", {c.tokens_before:,} tokens" if c.tokens_before else ""
         _say(
             console,
-            f"{session.file}:{c.where}: the recorded agent compacted here ({c.trigger or '?'}{tokens}); "
+            f"{path}:{c.where}: the recorded agent compacted here ({c.trigger or '?'}{tokens}); "
             f"replayed from the full history",
         )
+    too_big = first_message_too_big(session.messages, window, SharedCounter(Tokens()))
+    if too_big:  # said once, up front; each strategy's row says it again
+        _say(errors, f"{path}: refused before turn 1: {too_big}; every strategy but none stops there")
     runs: list[StrategyRun] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"))
     with Progress(*columns, console=console, transient=True) as progress:
         for name in strategies:
             task = progress.add_task(name, total=None)
-            folder = workdir / Path(session.file).stem / name.replace(" ", "-")
+            folder = workdir / path.stem / name.replace(" ", "-")
             runs.append(
                 replay(
                     session.messages,
@@ -169,39 +213,42 @@ def _replay_one(
                     on_turn=lambda done, total, task=task: progress.update(task, completed=done, total=total),
                 )
             )
-    console.print(strategy_table(session, runs))
-    if any(run.events for run in runs):
-        _say(console, f"What left the context is on disk under {workdir / Path(session.file).stem}")
+            if runs[-1].refused and not too_big:
+                _say(errors, f"{path}: {name} {runs[-1].outcome}")
+    console.print(strategy_table(session, runs, path))
+    if kept and any(run.events for run in runs):
+        _say(console, f"What left the context is on disk under {workdir / path.stem}")
     return SessionReplay(session, runs, turn_index(session.messages), probes)
 
 
-def problem_lines(session: ImportedSession) -> list[str]:
-    """One line per rule: how many times, and the first places, each with its file."""
+def problem_lines(session: ImportedSession, path: Path | str | None = None) -> list[str]:
+    """One line per rule: how many times, and the first places, each naming the file (as given)."""
+    file = str(path) if path is not None else session.file
     by_rule: dict[str, list] = defaultdict(list)
     for p in session.problems:
         by_rule[p.rule].append(p)
     lines = []
     for rule, found in by_rule.items():
-        lines.append(f"{session.file}: {rule} x{len(found)}: {RULES.get(rule, rule)}")
-        lines += [f"  {p.where}: {p.detail}" for p in found[:SHOWN_PLACES]]
+        lines.append(f"{file}: {rule} x{len(found)}: {RULES.get(rule, rule)}")
+        lines += [f"  {file}:{p.where}: {p.detail}" for p in found[:SHOWN_PLACES]]
         if len(found) > SHOWN_PLACES:
-            lines.append(f"  ... {len(found) - SHOWN_PLACES} more")
+            lines.append(f"  {file}: ... {len(found) - SHOWN_PLACES} more")
     if session.ignored:
-        lines.append(
-            f"{session.file}: left out by design (never sent to the model): {ignored_text(session.ignored)}"
-        )
+        lines.append(f"{file}: left out by design (never sent to the model): {ignored_text(session.ignored)}")
     if session.off_branch:
-        lines.append(f"{session.file}: {session.off_branch} records on a rewound branch, not replayed")
+        lines.append(f"{file}: {session.off_branch} records on a rewound branch, not replayed")
     return lines
 
 
-def strategy_table(session: ImportedSession, runs: list[StrategyRun]) -> Table:
+def strategy_table(
+    session: ImportedSession, runs: list[StrategyRun], path: Path | str | None = None
+) -> Table:
     """The terminal table of one session: the report's columns, identical strategies collapsed."""
-    table = Table(
-        title=redact(f"{session.file}: window {runs[0].window:,} tokens") if runs else session.file,
-    )
+    file = str(path) if path is not None else session.file
+    table = Table(title=redact(f"{file}: window {runs[0].window:,} tokens") if runs else redact(file))
     for name in COLUMNS:
-        table.add_column(name, justify="right" if name in NUMERIC else "left")
+        width = {"strategy": 36, "outcome": 60}.get(name)  # a merged row's sentence, a refusal's reason
+        table.add_column(name, justify="right" if name in NUMERIC else "left", max_width=width)
     for group in groups(runs):
         table.add_row(*(redact(c) for c in [group_name(group), *cells(group[0])[1:]]))
     return table
@@ -224,6 +271,6 @@ def _say(console: Console, line: str, style: str = "") -> None:
     console.print(Text(redact(line), style=style), soft_wrap=True)
 
 
-def _fail(console: Console, why: str) -> int:
-    _say(console, f"error: {why}", "red")
+def _fail(errors: Console, why: str) -> int:
+    _say(errors, f"error: {why}", "red")
     return 2

@@ -1,30 +1,43 @@
-"""Replay a recorded session turn by turn through one strategy, keeping a row per request.
+"""The replay engine: one strategy over one recorded session, a row per request, everything measured.
 
 The strategies, the cache pricing and the probes are the evaluation's (``compaction.evaluate``):
-before each recorded model call, what arrived since (the assistant's reply and the user's next
-message) is appended to what the strategy left, and the strategy prepares the list again; a
-request over the window gets the strategy's reactive hook once and, if still over, is refused as
-the API would refuse it, which ends the replay (``none`` goes on, to show how far over it gets).
-What this adds to ``evaluate.replay.replay_messages``: a row per request for the timeline, the
-peak request for the gauge, the events of strategies without a Compactor (from their passes), a
-work folder that is kept (so what left can be opened), and any client (``--backend``).
+the turn loop is ``turns.replayed_requests`` (what arrived since is appended to what the strategy
+left, the strategy prepares the list again, a request over the window gets the reactive hook once
+and, if still over, is refused as the API would refuse it; ``none`` goes on, to show how far over
+it gets). A strategy that cannot bring a request under the window (its summary failed, or the
+first message alone is over the window) ends "refused at turn N: why", never with an exception.
+``replay`` keeps a row per request for the timeline, the peak request for the gauge, the events
+of strategies without a Compactor (from their passes), a work folder that is kept (so what left
+can be opened), and any client (``--backend``). ``replay_messages`` is the same run in a temporary
+folder with the offline summarizer, measured as the evaluation's ``Replay``.
 Recorded replies are replayed as they were: a compacted context does not change what the agent
-did next, which only a live run measures (``evaluate.replay.replay_offline``).
+did next, which only a live run measures (``turns.replay_offline``).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compaction.agent.backend import connect
+from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.core.events import CompactionEvent
 from compaction.core.models import CLAUDE_MODEL, MODELS
-from compaction.evaluate.cost import Cost, SharedCounter, Tokens, price
+from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
-from compaction.evaluate.replay.turns import ProbeWatch, RecordingClient, replayed_requests, turn_slices
+from compaction.evaluate.replay.turns import (
+    ProbeWatch,
+    RecordingClient,
+    Replay,
+    finish,
+    probe_reach,
+    replayed_requests,
+    turn_slices,
+)
 from compaction.evaluate.strategies import Passes, build
 from compaction.importers import ImportedSession
 
@@ -35,7 +48,7 @@ INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
 
 @dataclass(frozen=True)
-class TurnRecord:
+class ReplayedRequest:
     """One replayed request: its turn (from 1), messages, tokens, and priced cost in input-token units."""
 
     turn: int
@@ -52,15 +65,20 @@ class StrategyRun:
     window: int
     workdir: Path
     outcome: str = ""
-    turns: list[TurnRecord] = field(default_factory=list)
+    turns: list[ReplayedRequest] = field(default_factory=list)
     events: list[CompactionEvent] = field(default_factory=list)
     final: list[dict] = field(default_factory=list)
     peak_context: list[dict] = field(default_factory=list)  # the largest request, for the gauge
     cost: Cost = field(default_factory=Cost)
     score: ProbeScore | None = None
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
+    unreached: list[str] = field(default_factory=list)  # probes the run stopped before; counted as lost
     breaker_open: bool = False  # failed summaries opened the circuit breaker
     loop_stopped: bool = False  # the loop guard stopped summaries that could not get under the threshold
+    refused: str = ""  # why the run was refused (empty when it was not), in words
+    requests: list[Request] = field(default_factory=list)  # every request answered, summaries included
+    counts: dict[str, int] = field(default_factory=dict)  # layer -> times it fired (the strategy's count)
+    received: int = 0  # messages of the session the run received before it ended
 
     @property
     def peak(self) -> int:
@@ -141,22 +159,24 @@ def replay(
     client: Any,
     probes: Sequence[Probe] = (),
     source: str | os.PathLike | None = None,
+    settings: dict[str, Any] | None = None,
     on_turn: Callable[[int, int], None] | None = None,
 ) -> StrategyRun:
     """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request.
 
     ``source`` is the file the session was imported from: a recorded message that leaves the
-    context is already there, so the pipeline writes no transcript for it.
+    context is already there, so the pipeline writes no transcript for it. ``settings`` override
+    the strategy's (see ``strategies.build``).
     """
     session = list(session)
     recording = RecordingClient(client)
     tokens, watch = Tokens(), ProbeWatch(probes)
-    settings = None
+    settings = dict(settings or {})
     if strategy in WITH_COMPACTOR:
-        settings = {"counter": SharedCounter(tokens)}
+        settings.setdefault("counter", SharedCounter(tokens))
         if source is not None:
-            settings["recorded"] = (str(source), session)
-    keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings)
+            settings.setdefault("recorded", (str(source), session))
+    keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings or None)
     passes = PassEvents(tokens)
 
     def observe(kind: str, steps: Passes) -> None:
@@ -166,7 +186,7 @@ def replay(
 
     keeper.on_passes = observe
     run = StrategyRun(strategy, window, Path(workdir))
-    total = len(turn_slices(session))
+    slices = turn_slices(session)
     context: list[dict] = []
     agent_requests: list[int] = []  # index in recording.requests of each replayed request
     peak = -1
@@ -176,21 +196,22 @@ def replay(
 
     counter = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
     for sent in replayed_requests(session, keeper, recording, window=window, counter=counter, on_start=start):
-        context = sent.context
+        context, run.received = sent.context, sent.received
         if sent.refused:
-            run.outcome = f"refused at turn {sent.turn}"
+            run.refused = sent.refused
+            run.outcome = f"refused at turn {sent.turn}: {sent.refused}"
             break
         if sent.size > peak:
             peak, run.peak_context = sent.size, context  # the list itself: its messages are shared
         agent_requests.append(len(recording.requests) - 1)
-        run.turns.append(TurnRecord(sent.turn, len(context), sent.size, 0.0))
+        run.turns.append(ReplayedRequest(sent.turn, len(context), sent.size, 0.0))
         if on_turn is not None:
-            on_turn(sent.turn, total)
+            on_turn(sent.turn, len(slices))
     # the API refuses a request over the window: what "none" sends after that is never paid for
     refused = next((i for t, i in zip(run.turns, agent_requests, strict=True) if t.tokens > window), None)
     run.cost = price(recording.requests[:refused], tokens)
     run.turns = [
-        TurnRecord(
+        ReplayedRequest(
             t.turn, t.messages, t.tokens, run.cost.per_request[i] if i < len(run.cost.per_request) else 0.0
         )
         for t, i in zip(run.turns, agent_requests, strict=True)
@@ -201,8 +222,56 @@ def replay(
     run.events = keeper.events if keeper.compactor is not None else passes.events
     run.breaker_open = keeper.compactor is not None and keeper.compactor.breaker_open
     run.loop_stopped = keeper.compactor is not None and keeper.compactor.stopped is not None
+    run.requests, run.counts = list(recording.requests), keeper.counts()
     if probes:
-        reached = set(score(probes, session).answered)
-        run.score = score([p for p in probes if p.id in reached], context)
-        run.lost = {k: v for k, v in watch.lost.items() if k in reached}
+        held, run.unreached = probe_reach(probes, session[: run.received], session, stopped=bool(run.refused))
+        run.score = score([p for p in probes if p.id in held], context)
+        run.lost = {k: v for k, v in watch.lost.items() if k in held}
     return run
+
+
+def replay_messages(
+    session: Sequence[dict],
+    strategy: str,
+    *,
+    window: int,
+    probes: Sequence[Probe] = (),
+    label: str = "session",
+    settings: dict[str, Any] | None = None,
+    on_turn: Callable[[int], None] | None = None,
+) -> Replay:
+    """``replay`` in a temporary folder with the offline summarizer, measured as a ``Replay``."""
+    session = list(session)
+    with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
+        client = connect("offline", context_window=SAMPLE_WINDOW)
+        run = replay(
+            session,
+            strategy,
+            window=window,
+            workdir=Path(tmp),
+            client=client,
+            probes=probes,
+            settings=settings,
+            on_turn=None if on_turn is None else (lambda done, total: on_turn(done)),
+        )
+        final = run.final
+        if not run.refused:  # the last answer, as it came
+            slices = turn_slices(session)
+            final = final + session[slices[-1][1] if slices else 0 :]
+        return finish(
+            strategy,
+            run.requests,
+            run.counts,
+            run.events if strategy in WITH_COMPACTOR else [],  # as the evaluation counts: the Compactor's
+            label=label,
+            window=window,
+            outcome=run.outcome,
+            turns=run.turns[-1].turn if run.turns else 0,
+            final=final,
+            full=session,
+            received=session[: run.received],
+            probes=probes,
+            lost=run.lost,
+            workspace=Path(tmp),
+            live=False,
+        )

@@ -10,6 +10,7 @@ Content-Security-Policy that forbids any request. Deliberately left out: interac
 
 from __future__ import annotations
 
+import math
 from html import escape
 from pathlib import Path
 
@@ -17,12 +18,14 @@ from compaction.core.palette import KIND_LABELS, KINDS, LINES, layer_color
 from compaction.core.tokens import count_text
 from compaction.evaluate.replay.columns import (
     COLUMNS,
+    FAILURES,
     LEGEND,
     NUMERIC,
     cells,
     group_name,
     groups,
     ignored_text,
+    probe_status,
     verdict,
 )
 from compaction.evaluate.replay.departures import departures
@@ -51,9 +54,12 @@ def t(value: object) -> str:
     return escape(redact(str(value)))
 
 
-def write_report(replays: list[SessionReplay], path: str | Path, *, title: str = "Compaction replay") -> Path:
-    """Write the report of ``replays`` to ``path`` (an .html file) and return the path."""
-    body = f'<p class="verdict"><strong>{t(verdict(replays))}</strong></p>' + "\n".join(
+def write_report(
+    replays: list[SessionReplay], path: str | Path, *, title: str = "Compaction replay", note: str = ""
+) -> Path:
+    """Write the report of ``replays`` to ``path`` (an .html file) and return the path; ``note`` heads it."""
+    head = f'<p class="note">{t(note)}</p>' if note else ""
+    body = head + f'<p class="verdict"><strong>{t(verdict(replays))}</strong></p>' + "\n".join(
         session_section(r) for r in replays
     )
     page = (
@@ -138,13 +144,7 @@ def probe_table(replay: SessionReplay) -> str:
     for probe in replay.probes:
         cells = []
         for run in replay.runs:
-            if run.score is None or probe.id not in {*run.score.answered, *run.score.missed}:
-                cells.append('<td class="muted">not in the session</td>')
-            elif probe.id in run.score.answered:
-                cells.append("<td>kept</td>")
-            else:
-                turn, by = run.lost.get(probe.id, (None, "?"))
-                cells.append(f'<td style="color:{LINES["error"]}">lost at turn {turn} ({t(by)})</td>')
+            cells.append(probe_cell(run, probe.id))
         evidence = "; ".join(map(str, probe.evidence))[:80]
         rows.append(
             f"<tr><td>{t(probe.id)}</td><td>{t(probe.kind)}</td><td><code>{t(evidence)}</code></td>"
@@ -154,12 +154,26 @@ def probe_table(replay: SessionReplay) -> str:
     return f'<table class="probes"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
+def probe_cell(run: StrategyRun, probe_id: str) -> str:
+    """One probe under one strategy: kept, lost at a turn, not reached (so lost), not in the session."""
+    lost = f'style="color:{LINES["error"]}"'
+    if run.score is None or probe_id not in {*run.score.answered, *run.score.missed}:
+        return '<td class="muted">not in the session</td>'
+    if probe_id in run.score.answered:
+        return "<td>kept</td>"
+    if probe_id in run.unreached:
+        return f'<td class="unreached" {lost}>{t(probe_status(run, probe_id))}</td>'
+    return f"<td {lost}>{t(probe_status(run, probe_id))}</td>"
+
+
 def timeline(run: StrategyRun, replay: SessionReplay) -> str:
     """Tokens per request as an SVG line, the window and threshold drawn, compactions as ticks."""
     first = run.turns[0].turn if run.turns else 1
     n = max((run.turns[-1].turn if run.turns else 1) - first, 1)
     threshold = summary_threshold(run.window)
-    top = max(run.window, run.peak) * 1.05 if run.window <= 2 * max(run.peak, 1) else max(run.peak, 1) * 1.15
+    # the window is the top of the plot, unless the run went over it (then its peak is) or the
+    # window is far above the line (then a note says so)
+    top = max(run.window, run.peak) if run.window <= 2 * max(run.peak, 1) else max(run.peak, 1) * 1.15
 
     def x(turn: float) -> float:
         return PAD + (W - 2 * PAD) * (turn - first) / n
@@ -183,6 +197,14 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
                 f'<text x="{W - PAD + 2}" y="{y(value) + 4:.1f}" font-size="10">{name}</text>'
             )
     for event in run.events:
+        if event.layer in FAILURES:  # nothing left the context: a failure, drawn as one
+            parts.append(
+                f'<line class="failure" data-layer="{t(event.layer)}" x1="{x(event.turn):.1f}" '
+                f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{LINES["error"]}" '
+                f'stroke-dasharray="1 3" stroke-width="2"><title>turn {event.turn}: '
+                f"{t(event.layer.replace('_', ' '))}: {t(event.detail)}</title></line>"
+            )
+            continue
         parts.append(
             f'<line class="event" data-layer="{t(event.layer)}" x1="{x(event.turn):.1f}" '
             f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{colour(event.layer)}" '
@@ -198,23 +220,50 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
         )
     axes = (
         f'<line x1="{PAD}" x2="{W - PAD}" y1="{H - PAD}" y2="{H - PAD}" stroke="#000"/>'
-        f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle" font-size="11">'
-        f"turn ({first}-{first + n})</text>"
+        + "".join(
+            f'<text class="tick" x="{x(turn):.1f}" y="{H - PAD + 14}" text-anchor="middle" '
+            f'font-size="10">{turn}</text>'
+            for turn in turn_ticks(first, first + n)
+        )
+        + f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle" font-size="11">turn</text>'
         f'<text x="12" y="{H / 2}" font-size="11" transform="rotate(-90 12 {H / 2})" text-anchor="middle">'
         f"tokens (tiktoken)</text>"
-        f'<text x="{PAD - 4}" y="{y(top) + 4:.1f}" text-anchor="end" font-size="10">{int(top):,}</text>'
+        f'<text class="top" x="{PAD - 4}" y="{y(top) + 4:.1f}" text-anchor="end" font-size="10">'
+        f"{int(top):,}</text>"
         f'<text x="{PAD - 4}" y="{H - PAD + 4}" text-anchor="end" font-size="10">0</text>'
     )
     note = "" if run.window <= top else f"window {run.window:,} tokens: above the top of the plot. "
     legend = ", ".join(
-        f'<span style="color:{colour(layer)}">&#9646; {t(layer)}</span>' for layer in run.fired()
+        f'<span style="color:{colour(layer)}">&#9646; {t(layer)}</span>'
+        for layer in run.fired()
+        if layer not in FAILURES
     )
-    caption = f'<p class="muted">{note}{"Compactions: " + legend if legend else "No compaction fired."}</p>'
+    failed = ", ".join(
+        f"{t(layer.replace('_', ' '))} x{n}" for layer, n in run.fired().items() if layer in FAILURES
+    )
+    said = "Compactions: " + legend if legend else "No compaction fired."
+    if failed:
+        said += f' <span style="color:{LINES["error"]}">&#8942; Failures (dotted): {failed}.</span>'
+    if run.refused:
+        said += f" {t(run.outcome)}."
+    caption = f'<p class="muted">{note}{said}</p>'
     title = f"Token timeline: {t(run.strategy)}"
     return (
         f'<svg class="timeline" role="img" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
         f'xmlns="http://www.w3.org/2000/svg"><title>{title}</title>{axes}{"".join(parts)}</svg>{caption}'
     )
+
+
+def turn_ticks(first: int, last: int, most: int = 10) -> list[int]:
+    """Whole turns to label on the axis: at most about ``most``, evenly spaced, first and last included."""
+    step = max(1, math.ceil((last - first) / (most - 1)))
+    ticks = list(range(first, last + 1, step))
+    if ticks[-1] != last:
+        if len(ticks) > 1 and last - ticks[-1] < step / 2:
+            ticks[-1] = last  # too close to the last to label both
+        else:
+            ticks.append(last)
+    return ticks
 
 
 def gauge(run: StrategyRun) -> str:

@@ -1,11 +1,12 @@
-"""The replay engine: one strategy over one session, turn by turn, with everything measured.
+"""The turns of a replay and its figures: the one turn loop, the live offline run, ``Replay``.
 
 Two sources of turns. ``replay_offline`` runs the scripted offline agent live, so what a strategy
 removes changes what the agent does next (a file cleared from its context is read again).
-``replay_messages`` replays a recorded session (any strict-form message list): before each model
-call the messages that arrived since are appended to what the strategy left, and the strategy
-prepares the list again; a request over the window is refused as the API would, and the strategy's
-reactive hook, if it has one, gets one chance to recover.
+``replayed_requests`` is the turn loop of a recorded session (any strict-form message list), which
+``engine.replay`` and ``engine.replay_messages`` run: before each model call the messages that
+arrived since are appended to what the strategy left, and the strategy prepares the list again; a
+request over the window is refused as the API would, and the strategy's reactive hook, if it has
+one, gets one chance to recover. A strategy that cannot compact is refused too, with the reason.
 
 Every request that reaches the model (summary requests included) is recorded and priced
 (``compaction.evaluate.cost``). Each pass of each preparation is scored against the probes, so a
@@ -26,6 +27,7 @@ from typing import Any
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW, new_workspace, run_agent
 from compaction.core.events import CompactionEvent
+from compaction.core.failures import SummaryFailed
 from compaction.core.messages import tool_use_blocks
 from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
@@ -77,9 +79,29 @@ class Replay:
         return freed
 
 
-def _finish(
-    keeper: Keeper,
-    client: RecordingClient,
+def probe_reach(
+    probes: Sequence[Probe], received: Sequence[dict], whole: Sequence[dict] | None, *, stopped: bool
+) -> tuple[set[str], list[str]]:
+    """(probes the session holds, probes the run did not reach): one rule for every replay.
+
+    A probe the complete session never answers is "not in the session" and is not scored. A probe
+    the session holds but the run never received, because it stopped early (refused), is "not
+    reached" and counts as lost. ``whole`` is the complete session, or None for a live run, whose
+    complete session is unknown: then every probe counts as held when the run stopped early.
+    """
+    seen = set(score(probes, received).answered) if probes else set()
+    if whole is not None:
+        held = set(score(probes, whole).answered) if probes else set()
+    else:
+        held = {p.id for p in probes} if stopped else seen
+    return held, [p.id for p in probes if p.id in held and p.id not in seen]
+
+
+def finish(
+    strategy: str,
+    requests: Sequence[Request],
+    counts: dict[str, int],
+    events: list[CompactionEvent],
     *,
     label: str,
     window: int,
@@ -88,13 +110,15 @@ def _finish(
     final: list[dict],
     full: list[dict],
     probes: Sequence[Probe],
-    watch: ProbeWatch,
+    lost: dict[str, tuple[int, str]],
     workspace: Path,
+    received: Sequence[dict] | None = None,
     live: bool = True,
     tokens: Tokens | None = None,
 ) -> Replay:
+    """The figures of one replay, from what it sent, what it did and what it ended with."""
     tokens = tokens or Tokens()  # the replay's own cache, when it counted the messages already
-    agent = [r for r in client.requests if not r.summary]
+    agent = [r for r in requests if not r.summary]
     peak = max((r.framing + sum(tokens(m) for m in r.messages) for r in agent), default=0)
     reads = [u for m in full for u in tool_use_blocks(m) if u.get("name") in ("read_file", "Read")]
     paths = [
@@ -106,10 +130,12 @@ def _finish(
         for p in (workspace / folder).rglob("*")
         if p.is_file()
     )
-    reached = set(score(probes, full).answered) if probes else set()
+    stopped = outcome.startswith("refused")
+    seen = full if received is None else received  # a live run's session is what it received
+    held, unreached = probe_reach(probes, seen, None if live else full, stopped=stopped)
     marker = last_marker(full)
     return Replay(
-        strategy=keeper.name,
+        strategy=strategy,
         session=label,
         window=window,
         outcome=outcome,
@@ -119,15 +145,15 @@ def _finish(
         final_tokens=sum(tokens(m) for m in final),
         full=full,
         full_tokens=sum(tokens(m) for m in full),
-        cost=price(client.requests, tokens),
-        counts=keeper.counts(),
-        events=keeper.events,
+        cost=price(list(requests), tokens),
+        counts=counts,
+        events=events,
         saved=saved,
         rereads=len(paths) - len(set(paths)) if live else None,
         progress=marker[0] if marker else None,
-        score=score([p for p in probes if p.id in reached], final) if probes else None,
-        unreached=[p.id for p in probes if p.id not in reached],
-        lost={k: v for k, v in watch.lost.items() if k in reached},
+        score=score([p for p in probes if p.id in held], final) if probes else None,
+        unreached=unreached,
+        lost={k: v for k, v in lost.items() if k in held},
     )
 
 
@@ -170,15 +196,17 @@ def replay_offline(
         recorder.see(result.messages)
         answered = [t for t in result.turns if t.input_tokens is not None]
         if result.error is not None:
-            outcome = f"refused at turn {len(result.turns)}"
+            outcome = f"refused at turn {len(result.turns)}: {_refusal(result.error)}"
         elif strategy == "none":
             over = next((t.index + 1 for t in answered if t.input_tokens > window), None)
             outcome = f"over the window from turn {over}" if over else f"{len(answered)} turns"
         else:
             outcome = f"{len(answered)} turns"
-        return _finish(
-            keeper,
-            client,
+        return finish(
+            keeper.name,
+            client.requests,
+            keeper.counts(),
+            keeper.events,
             label=label,
             window=window,
             outcome=outcome,
@@ -186,19 +214,37 @@ def replay_offline(
             final=result.messages,
             full=recorder.session,
             probes=probes,
-            watch=watch,
+            lost=watch.lost,
             workspace=workspace,
         )
 
 
+def _refusal(error: BaseException) -> str:
+    """Why the live run stopped, in one line: the failure's reason, or the API's refusal."""
+    if isinstance(error, SummaryFailed):
+        return error.reason
+    return " ".join(str(error).split())[:200]
+
+
 @dataclass(frozen=True)
 class Sent:
-    """One replayed request: its turn (from 1), the context, its tokens, and whether the API refuses it."""
+    """One replayed request: its turn (from 1), the context, its tokens, and why the API refuses it."""
 
     turn: int
     context: list[dict]
     size: int
-    refused: bool = False
+    refused: str = ""  # empty when the request is sent; else the reason, in words, sizes never negative
+    received: int = 0  # messages of the session the context was built from
+
+
+def first_message_too_big(session: Sequence[dict], window: int, counter: SharedCounter) -> str:
+    """Why no strategy can send ``session`` in ``window`` (its first message alone is over it), or ''."""
+    if not session:
+        return ""
+    first = counter.estimate(list(session[:1]))
+    if first <= window:
+        return ""
+    return f"the first message alone is {first:,} tokens, over the window of {window:,} tokens"
 
 
 def replayed_requests(
@@ -214,27 +260,52 @@ def replayed_requests(
 
     Before each recorded model call (``on_start(turn)`` first), what arrived since is appended to
     what the strategy left and the strategy prepares it again. A request over the window gets the
-    strategy's reactive hook once; one still over is yielded as refused and ends the replay, except
-    under ``none``, which goes on to show how far over it gets. Each request not refused is recorded
-    in ``client.requests`` and observed by the Compactor as if the API had counted it.
+    strategy's reactive hook once; one still over, or one the strategy could not compact (its
+    summary failed), is yielded as refused with the reason and ends the replay, except under
+    ``none``, which goes on to show how far over it gets. A first message alone over the window is
+    refused before turn 1. Each request not refused is recorded in ``client.requests`` and observed
+    by the Compactor as if the API had counted it.
     """
     reactive = keeper.hooks().get("on_prompt_too_long")
     context: list[dict] = []
+    too_big = first_message_too_big(session, window, counter) if keeper.name != "none" else ""
+    if too_big:
+        yield Sent(1, context, 0, refused=too_big)
+        return
     for n, (start, end) in enumerate(turn_slices(session), 1):
         if on_start is not None:
             on_start(n)
-        context = keeper.prepare(context + list(session[start:end]))
+        try:
+            context = keeper.prepare(context + list(session[start:end]))
+        except (SummaryFailed, ValueError) as exc:  # a strategy that cannot make the list smaller
+            why = f"{keeper.name} failed: {_why(exc)}"
+            yield Sent(n, context, counter.estimate(context), refused=why, received=start)
+            return
         size = counter.estimate(context)
+        over = f"the request is {size:,} tokens, over the window of {window:,}"
         if size > window and keeper.name != "none" and reactive is not None:
-            context = reactive(context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum"))
+            try:
+                context = reactive(
+                    context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum")
+                )
+            except (SummaryFailed, ValueError) as exc:
+                why = f"{over}, and reactive compaction failed: {_why(exc)}"
+                yield Sent(n, context, size, refused=why, received=end)
+                return
             size = counter.estimate(context)
+            over = f"after reactive compaction the request is still {size:,} tokens, over {window:,}"
         if size > window and keeper.name != "none":
-            yield Sent(n, context, size, refused=True)
+            yield Sent(n, context, size, refused=over, received=end)
             return
         client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
         if keeper.compactor is not None:
             keeper.compactor.observe(context, {"input_tokens": size})
-        yield Sent(n, context, size)
+        yield Sent(n, context, size, received=end)
+
+
+def _why(exc: Exception) -> str:
+    """A failure's reason without the exception's prefix or the transcript's path (a temporary file)."""
+    return exc.reason if isinstance(exc, SummaryFailed) else str(exc)
 
 
 def turn_slices(session: Sequence[dict]) -> list[tuple[int, int]]:
@@ -245,63 +316,6 @@ def turn_slices(session: Sequence[dict]) -> list[tuple[int, int]]:
             bounds.append((start, i + 1))
             start = i + 1
     return bounds
-
-
-def replay_messages(
-    session: Sequence[dict],
-    strategy: str,
-    *,
-    window: int,
-    probes: Sequence[Probe] = (),
-    label: str = "session",
-    settings: dict[str, Any] | None = None,
-    on_turn: Callable[[int], None] | None = None,
-) -> Replay:
-    """Replay a recorded session under ``strategy`` in a ``window``; measure it all."""
-    session = list(session)
-    with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
-        client = RecordingClient(connect("offline", context_window=SAMPLE_WINDOW))
-        keeper = build(strategy, window=window, client=client, folder=tmp, settings=settings)
-        watch = ProbeWatch(probes)
-        keeper.on_passes = watch
-        tokens = Tokens()
-        context: list[dict] = []
-        outcome, over, answered = "", None, 0
-
-        def charge_to(turn: int) -> None:  # the turn a lost probe is charged to
-            watch.turn = turn
-
-        counter = SharedCounter(tokens)
-        for sent in replayed_requests(
-            session, keeper, client, window=window, counter=counter, on_start=charge_to
-        ):
-            context = sent.context
-            if sent.refused:
-                outcome = f"refused at turn {sent.turn}"
-                break
-            over = over or (sent.turn if sent.size > window else None)
-            answered = sent.turn
-            if on_turn is not None:
-                on_turn(sent.turn)
-        if not outcome:
-            outcome = f"over the window from turn {over}" if over else f"{answered} turns"
-            slices = turn_slices(session)
-            context = context + session[slices[-1][1] if slices else 0 :]  # the last answer, as it came
-        return _finish(
-            keeper,
-            client,
-            label=label,
-            window=window,
-            outcome=outcome,
-            turns=answered,
-            final=context,
-            full=session,
-            probes=probes,
-            watch=watch,
-            workspace=Path(tmp),
-            live=False,
-            tokens=tokens,
-        )
 
 
 def keep_final(replay: Replay, folder: str | Path) -> Path:

@@ -103,11 +103,14 @@ def message_content(message: dict, names: dict[str, str] | None = None) -> str:
 
 
 def _preview(message: dict, width: int = 90) -> str:
-    parts = [text_of([b]) if b.get("type") == "text" else "" for b in blocks(message)]
-    parts += [
-        text_of(b.get("content")) if isinstance(b.get("content"), (str, list)) else ""
+    """The words of a message in the order of its blocks: results that come first are shown first."""
+    parts = [
+        text_of([b])
+        if b.get("type") == "text"
+        else text_of(b.get("content"))
+        if b.get("type") == "tool_result" and isinstance(b.get("content"), (str, list))
+        else ""
         for b in blocks(message)
-        if b.get("type") == "tool_result"
     ]
     parts = [p for p in parts if p.strip()] or [
         f"{b.get('name')}({to_json(b.get('input') or {})})" for b in blocks(message) if b.get("name")
