@@ -293,3 +293,13 @@ def test_the_smaller_of_max_tokens_and_the_room_left_bounds_the_answer():
         answer = summarize(request(list(session())), max_tokens=max_tokens, limit=room)
         assert count_text(answer, "tiktoken") <= min(max_tokens, room) < full
         assert list(previous_sections(answer)) == list(SECTIONS)
+
+
+def test_in_a_room_too_small_for_any_note_every_heading_and_current_work_stay():
+    full = summarize(request(list(session())))
+    current = section(full, "Current Work")
+    room = count_text(current, "tiktoken") + 9 * 8 + 20  # Current Work, the nine headings and the tags
+    answer = summarize(request(list(session())), limit=room)
+    assert count_text(answer, "tiktoken") <= room and answer.rstrip().endswith("</summary>")
+    assert list(previous_sections(answer)) == list(SECTIONS)
+    assert section(answer, "Current Work") == current

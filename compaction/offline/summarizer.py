@@ -148,21 +148,30 @@ def summarize(messages: list, max_tokens: int | None = None, limit: int | None =
     cap = min(t for t in (max_tokens, limit, MAX_SUMMARY_TOKENS) if t is not None)
     if count_text(full, "tiktoken") <= cap:
         return full
-    budget = cap  # shortened: no analysis, then items by PRIORITY until the whole answer fits
-    while True:
-        answer = _written(None, sections, said_at, budget)
-        over = count_text(answer, "tiktoken") - cap
-        if over <= 0 or budget <= 0:
-            return answer  # at zero, every section is down to its heading and a line
-        budget -= over
+    for notes in (True, False):  # shortened: no analysis, items by PRIORITY; then no notes either
+        budget = cap
+        while True:
+            answer = _written(None, sections, said_at, budget, notes)
+            over = count_text(answer, "tiktoken") - cap
+            if over <= 0:
+                return answer
+            if budget <= 0:
+                break
+            budget -= over
+    return answer  # headings and Current Work only, still over: the window cuts the rest
 
 
-def _written(analysis: str | None, sections: dict[str, list[str]], said_at: dict, tokens: int) -> str:
-    """The answer in about ``tokens`` tokens: the analysis if given, the sections' items that fit."""
+def _written(
+    analysis: str | None, sections: dict[str, list[str]], said_at: dict, tokens: int, notes: bool = True
+) -> str:
+    """The answer in about ``tokens`` tokens: the analysis if given, the sections' items that fit.
+
+    Without ``notes`` a section left short or empty shows no note, and Current Work is kept whole.
+    """
     budget = tokens - 40 - 8 * len(SECTIONS)  # tags and section headers
     if analysis is not None:
         budget -= count_text(analysis, "tiktoken")
-    kept = fit(sections, budget)
+    kept = fit(sections, budget, notes)
     # findings are ranked to choose them, then shown in the order they were said
     kept["Problem Solving"].sort(key=lambda line: said_at.get(line, len(said_at)))
     body = "\n\n".join(f"{i}. {name}:\n" + "\n".join(kept[name]) for i, name in enumerate(SECTIONS, 1))
@@ -170,25 +179,26 @@ def _written(analysis: str | None, sections: dict[str, list[str]], said_at: dict
     return f"{head}<summary>\n{body}\n</summary>"
 
 
-def fit(sections: dict[str, list[str]], budget: int) -> dict[str, list[str]]:
+def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict[str, list[str]]:
     """Each section's lines that fit ``budget`` tokens, sections taken in ``PRIORITY`` order.
 
     Within a section the lines are already ranked (best first) except where order carries meaning
     (Files: a path before its sub-items); a line that does not fit is left out and the next tried.
+    Without ``notes``: Current Work whole (it quotes the step marker), no note for what was left out.
     """
     kept: dict[str, list[str]] = {}
     for name in PRIORITY:
         lines, out, skipped = sections.get(name) or [], [], False
         for line in lines:
             cost = count_text(line, "tiktoken") + 1
-            if cost <= budget:
+            if cost <= budget or (not notes and name == "Current Work"):
                 out.append(line)
                 budget -= cost
             else:
                 skipped = True
         if name == "Files and Code Sections":
             out = [ln for k, ln in enumerate(out) if not ln.endswith(":") or _has_items(out, k)]
-        kept[name] = (out + [LEFT_OUT] if skipped else out) or [EMPTY[name]]
+        kept[name] = ((out + [LEFT_OUT] if skipped else out) or [EMPTY[name]]) if notes else out
     return kept
 
 
