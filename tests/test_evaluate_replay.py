@@ -111,9 +111,10 @@ def test_the_live_offline_agent_compacted_sends_less_but_breaks_the_cache():
     assert pipeline.score.share == 1.0 and pipeline.progress is not None
     row = headline([none, pipeline], "offline 30 turns")
     assert row.startswith("default pipeline, offline 30 turns: probes 100% (artifacts -), tokens removed ")
-    assert [criterion for criterion, _, _ in goal([none, pipeline], "offline 30 turns")][
-        0
-    ] == "probes kept >= 95%"
+    checks = {criterion: met for criterion, _, met in goal([none, pipeline], "offline 30 turns")}
+    assert list(checks)[:3] == ["probes kept >= 90%", "recall kept >= 80%", "decision kept >= 80%"]
+    assert checks["probes kept >= 90%"] and checks["recall kept >= 80%"]  # no recall probe: nothing lost
+    assert checks["cost <= 50% of none"] == (pipeline.cost.units <= none.cost.units / 2)
 
 
 def test_final_contexts_are_written_as_json(tmp_path):

@@ -203,7 +203,7 @@ ALLOWED = {
     ("16_on_demand_compaction.ipynb", "## Compared: on demand, at a threshold"): (
         "the course's own measurement: chapter 13's probes on the offline session"
     ),
-    ("16_on_demand_compaction.ipynb", "On this session the course's pipeline wins"): (
+    ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
     ),
     ("16_on_demand_compaction.ipynb", "## The API's view of the cache, row for row"): (

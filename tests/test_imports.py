@@ -18,7 +18,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "compaction"
 
 # the tier folders, in the order imports may run (a folder imports its own and the ones before it)
 TIERS = (
-    "core", "offline", "layers", "pipeline", "agent", "importers", "levels", "evaluate", "views", "course",
+    "core",
+    "offline",
+    "layers",
+    "pipeline",
+    "agent",
+    "importers",
+    "levels",
+    "evaluate",
+    "views",
+    "course",
 )
 TOP = len(TIERS)  # compaction/__init__.py and compaction/__main__.py: the entry points, above every tier
 TOP_LEVEL = {"__init__", "__main__"}

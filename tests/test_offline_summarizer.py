@@ -107,14 +107,15 @@ def test_files_are_exactly_the_paths_of_the_file_tool_calls_made():
 
 def test_edits_are_shown_with_what_they_changed():
     files = section(summarize(request(list(session()))), "Files and Code Sections")
-    assert "edited: `key=lambda pair: -pair[1])` -> `key=lambda pair: (-pair[1], pair[0]))`" in files
+    assert "edited: + `key=lambda pair: (-pair[1], pair[0]))`" in files
 
 
 def test_errors_name_the_failing_tests_and_the_edits_that_followed():
     errors = section(summarize(request(list(session()))), "Errors and Fixes")
     assert "tests/test_counts.py::test_top_words_breaks_ties_alphabetically" in errors
-    assert "then edited textstats/counts.py" in errors
-    assert "0 failed after the fixes" in errors
+    assert "AssertionError: [('pear', 2), ('apple', 2), ('fig', 2)]" in errors
+    assert "; edited textstats/counts.py; edited textstats/ngrams.py" in errors
+    assert "then `python run_tests.py` passed (61 passed, 0 failed)" in errors
 
 
 def test_a_failed_tool_call_is_an_error_with_its_message():
@@ -133,7 +134,8 @@ def test_every_user_message_is_quoted_and_harness_notes_are_not():
     ]
     messages += [user("Second: and that too.")]
     quoted = section(summarize(request(messages)), "All User Messages")
-    assert quoted.splitlines() == ["- First, do this.", "- Second: and that too."]
+    assert quoted.splitlines() == ["- (the request in section 1, word for word)", "- Second: and that too."]
+    assert section(summarize(request(messages)), "Primary Request and Intent") == "First, do this."
 
 
 def test_current_work_alone_quotes_the_last_marker():
@@ -201,6 +203,79 @@ def test_any_prefix_summarizes_to_nine_sections_and_resumes_where_it_stopped(dat
     assert state.last_marker([user(answer)]) == last
 
 
+FAILING_RUN = """FAILED tests/test_calc.py::test_add
+  File "tests/test_calc.py", line 4, in test_add
+    assert add(2, 2) == 4
+AssertionError: 5
+
+1 passed, 1 failed
+
+[exit code 1]"""
+
+
+CALC = "def add(a, b):\n    return a + b + 1\n"
+
+
+def created_failed_fixed() -> list:
+    """The user asks; the agent creates calc.py, a test run fails, it fixes calc.py, the run passes."""
+    turns = [
+        ("Creating calc.py.", "write_file", {"path": "calc.py", "content": CALC}),
+        ("Running the tests.", "bash", {"command": "python run_tests.py"}),
+        ("The test fails because add returns one too many. Fixing calc.py.", "edit_file",
+         {"path": "calc.py", "old_text": "a + b + 1", "new_text": "a + b"}),
+        ("Running the tests again.", "bash", {"command": "python run_tests.py"}),
+    ]  # fmt: skip
+    outputs = ["wrote calc.py", FAILING_RUN, "edited calc.py", "2 passed, 0 failed"]
+    messages = [user("Write calc.py with add(a, b), and never edit the tests.")]
+    for k, ((said, name, args), output) in enumerate(zip(turns, outputs, strict=True)):
+        messages.append(assistant(said, tool_use(f"toolu_{k}", name, args)))
+        messages.append(user(tool_result(f"toolu_{k}", output, is_error=output is FAILING_RUN)))
+    messages.append(assistant("Both tests pass now."))
+    return messages
+
+
+def test_every_section_is_filled_from_a_history_with_a_created_file_a_failure_and_its_fix():
+    answer = summarize(request(created_failed_fixed()))
+    got = previous_sections(answer)
+    assert got["Primary Request and Intent"] == ["Write calc.py with add(a, b), and never edit the tests."]
+    assert got["Key Technical Concepts"] == [
+        "- `python run_tests.py` -> 2 passed, 0 failed",
+        "- `python run_tests.py` -> exit 1; 1 passed, 1 failed; "
+        "tests/test_calc.py::test_add: AssertionError: 5",
+    ]
+    assert got["Files and Code Sections"] == [
+        "- calc.py:",
+        "  - created (2 lines), starting `def add(a, b):`",
+        "  - edited: + `a + b`",
+    ]
+    assert got["Errors and Fixes"] == [
+        "- `python run_tests.py` failed (1 passed, 1 failed): "
+        "tests/test_calc.py::test_add: AssertionError: 5; edited calc.py; "
+        "then `python run_tests.py` passed (2 passed, 0 failed)"
+    ]
+    solving = got["Problem Solving"]
+    assert "- The test fails because add returns one too many." in solving  # a cause, whole
+    assert "- Both tests pass now." in solving
+    assert got["All User Messages"] == ["- (the request in section 1, word for word)"]
+    assert got["Current Work"] == ["- Both tests pass now."]
+    assert got["Pending Tasks"] and got["Optional Next Step"]
+
+
+def test_under_a_small_budget_causes_stay_and_narration_goes():
+    messages = created_failed_fixed()
+    answer = summarize(request(messages), max_tokens=220)  # of 298 whole; no analysis when shortened
+    solving = previous_sections(answer)["Problem Solving"]
+    assert "- The test fails because add returns one too many." in solving
+    assert "- Creating calc.py." not in solving
+    assert previous_sections(answer)["Current Work"] == ["- Both tests pass now."]  # carrying on comes first
+
+
+def test_sentences_are_never_cut():
+    answer = summarize(request(list(session())), max_tokens=600)
+    for line in previous_sections(answer)["Problem Solving"]:
+        assert not line.endswith("...")
+
+
 def test_a_summary_that_would_not_fit_the_window_is_shortened_to_fit_keeping_its_sections():
     full = summarize(request(list(session())))
     tokens = count_text(full, "tiktoken")
@@ -210,3 +285,21 @@ def test_a_summary_that_would_not_fit_the_window_is_shortened_to_fit_keeping_its
     assert section(short_answer, "Current Work") == section(full, "Current Work")  # the marker stays
     assert list(previous_sections(short_answer)) == list(SECTIONS)
     assert summarize(request(list(session())), limit=tokens) == full  # a summary that fits is left whole
+
+
+def test_the_smaller_of_max_tokens_and_the_room_left_bounds_the_answer():
+    full = count_text(summarize(request(list(session()))), "tiktoken")
+    for max_tokens, room in ((full // 2, full), (full, full // 3), (full // 4, full // 2)):
+        answer = summarize(request(list(session())), max_tokens=max_tokens, limit=room)
+        assert count_text(answer, "tiktoken") <= min(max_tokens, room) < full
+        assert list(previous_sections(answer)) == list(SECTIONS)
+
+
+def test_in_a_room_too_small_for_any_note_every_heading_and_current_work_stay():
+    full = summarize(request(list(session())))
+    current = section(full, "Current Work")
+    room = count_text(current, "tiktoken") + 9 * 8 + 20  # Current Work, the nine headings and the tags
+    answer = summarize(request(list(session())), limit=room)
+    assert count_text(answer, "tiktoken") <= room and answer.rstrip().endswith("</summary>")
+    assert list(previous_sections(answer)) == list(SECTIONS)
+    assert section(answer, "Current Work") == current

@@ -5,7 +5,8 @@ the offline model) must recognise it, so each format is defined once here with i
 
 - budget (L3): a ``<persisted-output>`` marker with the stored path and a preview;
 - snip (L1): ``[snip] N earlier messages were removed ...``, quoting the user's request if it went;
-- micro (L2): ``[Old tool result cleared: read_file of app.py. Read the file again ...]``;
+- micro (L2): ``[Old tool result cleared: read_file of app.py. Read the file again ...]``, then
+  the lines of the result the agent used later, when the layer keeps them (``compaction.core.used``);
 - summary (L4): the continuation note that opens a compacted list and names the transcript;
 - restoration: ``[Restored after compaction: path, N lines, ...]`` heading a restored file.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +77,11 @@ CLEARED_HEAD = "[Old tool result cleared: "
 _MAX_SHOWN = 200  # characters of a command or input shown in a placeholder
 
 
-def cleared_placeholder(name: str | None, tool_input: dict | None) -> str:
-    """The one-line note that replaces an old result of tool ``name`` called with ``tool_input``."""
+KEPT_HEAD = "Lines of it the agent used later:"
+
+
+def cleared_placeholder(name: str | None, tool_input: dict | None, kept: Sequence[str] = ()) -> str:
+    """The note that replaces an old result of tool ``name``: one line, then any ``kept`` lines."""
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     if name == "read_file" and "path" in tool_input:
         what, again = f"read_file of {_one_line(tool_input['path'])}", "Read the file again"
@@ -87,12 +92,18 @@ def cleared_placeholder(name: str | None, tool_input: dict | None) -> str:
     else:
         shown = _one_line(json.dumps(tool_input, ensure_ascii=False, sort_keys=True))
         what, again = f"{_one_line(name or 'unknown tool')} {shown}", "Call the tool again"
-    return f"{CLEARED_HEAD}{what}. {again} if you need its output.]"
+    note = f"{CLEARED_HEAD}{what}. {again} if you need its output.]"
+    if not kept:
+        return note
+    return "\n".join([f"{CLEARED_HEAD}{what}. {again} for the rest of its output.]", KEPT_HEAD, *kept])
 
 
 def is_cleared(text: Any) -> bool:
-    """True when a tool_result content is a micro placeholder."""
-    return isinstance(text, str) and text.startswith(CLEARED_HEAD) and "\n" not in text
+    """True when a tool_result content is a micro placeholder (with or without kept lines)."""
+    if not isinstance(text, str) or not text.startswith(CLEARED_HEAD):
+        return False
+    first, _, rest = text.partition("\n")
+    return not rest or (first.endswith("]") and rest.startswith(KEPT_HEAD))
 
 
 def _one_line(value: Any) -> str:

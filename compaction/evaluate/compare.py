@@ -28,7 +28,8 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 OFFLINE_WINDOW = 8_000
 DEFAULT = "pipeline"
 HEADLINE = "offline 150 turns"  # the session of the last line and of the goal
-GOAL = {"probes": 0.95, "artifacts": 1.0, "removed": 0.90}  # item 4 of the issue: the default's goal
+# the default pipeline's goal on the 150-turn offline session (issue 20, item 4)
+GOAL = {"probes": 0.90, "recall": 0.80, "decision": 0.80, "artifacts": 1.0, "removed": 0.85, "cost": 0.50}
 
 
 @dataclass
@@ -186,25 +187,39 @@ def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, 
         return []
     artifacts = mine.score.by_kind("artifact")
     rivals = [
-        r for r in replays
-        if r.session == session and r.strategy != DEFAULT and r.score is not None
-        and r.score.share >= mine.score.share and not r.outcome.startswith(("refused", "over"))
-    ]  # fmt: skip
+        r
+        for r in replays
+        if r.session == session
+        and r.strategy != DEFAULT
+        and r.score is not None
+        and r.score.share >= mine.score.share
+        and not r.outcome.startswith(("refused", "over"))
+        and r.removed >= GOAL["removed"]
+    ]  # fmt: skip  a rival meets the goal's share of tokens removed too
     cheaper = [r.strategy for r in rivals if r.cost.units < mine.cost.units]
-    return [
+    none = baseline(replays, session)
+    cost = mine.cost.units / none.cost.units if none is not None and none.cost.units else None
+    checks = [
         (
             f"probes kept >= {GOAL['probes']:.0%}",
             percent(mine.score.share),
             mine.score.share >= GOAL["probes"],
-        ),
+        )
+    ]
+    for kind in ("recall", "decision"):
+        got = mine.score.by_kind(kind)
+        checks.append((f"{kind} kept >= {GOAL[kind]:.0%}", percent(got), got is None or got >= GOAL[kind]))
+    checks += [
         ("artifacts kept 100%", percent(artifacts), artifacts is None or artifacts >= GOAL["artifacts"]),
         (f"tokens removed >= {GOAL['removed']:.0%}", percent(mine.removed), mine.removed >= GOAL["removed"]),
+        (f"cost <= {GOAL['cost']:.0%} of none", percent(cost), cost is not None and cost <= GOAL["cost"]),
         (
-            "no strategy keeping as many probes costs less",
+            f"no strategy keeping as many probes, removing >= {GOAL['removed']:.0%}, costs less",
             ", ".join(cheaper) + " cost less" if cheaper else "none cheaper",
             not cheaper,
         ),
     ]
+    return checks
 
 
 def losses(replay: Replay) -> dict[str, list[str]]:

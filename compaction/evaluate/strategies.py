@@ -1,12 +1,17 @@
 """The strategies the evaluation compares, each as hooks for the agent loop and a list of passes.
 
 - ``none``: the list only grows.
-- ``masking 3``, ``masking 10``: observation masking (Lindenbauer et al., "The Complexity Trap",
-  arXiv 2508.21433): before every call, all but the newest N tool results are replaced by a short
-  placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The paper keeps the last 10
-  turns; our agent makes one tool call per turn almost always, so N results are about N turns.
+- ``masking 3``, ``masking 10``, ``masking 10 + used``: observation masking (Lindenbauer et al.,
+  "The Complexity Trap", arXiv 2508.21433): before every call, all but the newest N tool results are
+  replaced by a short placeholder (``micro_compact`` with ``keep_recent=N``, on every turn). The
+  paper keeps the last 10 turns; our agent makes one tool call per turn almost always, so N results
+  are about N turns.
+  ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.core.used``).
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
-- ``pipeline``: the ``Compactor`` with its default list of layers (only the window is set).
+- ``pipeline``: the ``Compactor`` with its default list of layers (only the window is set), its
+  summaries carrying the state ledger (``compaction.layers.ledger``).
+- ``pipeline, no ledger``: the same with ``Summary(ledger_tokens=0)``; ``pipeline + used``: with
+  ``Micro(keep_used=2)``, whose placeholders keep the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 
 The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
@@ -29,6 +34,7 @@ from typing import Any
 from compaction.core.events import CompactionEvent
 from compaction.core.store import OutputStore
 from compaction.evaluate.server_summarize import ServerSummarize
+from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
 from compaction.layers.micro import Micro, micro_compact
 from compaction.layers.reactive import Reactive
@@ -36,13 +42,19 @@ from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor, default_layers
 from compaction.pipeline.recent_turns import RecentTurns
 
-COMPARED = ("none", "masking 3", "masking 10", "summary only", "pipeline", "hybrid", "recent turns")
+COMPARED = (
+    "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
+    "pipeline + used", "hybrid", "recent turns",
+)  # fmt: skip
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
+USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 # strategy -> its list of layers, for the strategies the Compactor runs
 PIPELINES: dict[str, Callable[[], list[Layer]]] = {
     "summary only": lambda: [Summary(), Reactive()],
     "pipeline": default_layers,
+    "pipeline, no ledger": lambda: [Budget(), Micro(), Summary(ledger_tokens=0), Reactive(ledger_tokens=0)],
+    "pipeline + used": lambda: [Budget(), Micro(keep_used=USED_LINES), Summary(), Reactive()],
     "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
 }
 
@@ -146,8 +158,10 @@ def build(
     if name == "none":
         return Keeper(name, lambda m: [("input", m)])
     if name.startswith("masking"):
-        keep = int(name.split()[1])
-        return Keeper(name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep))])
+        keep, used = int(name.split()[1]), USED_LINES if name.endswith("+ used") else 0
+        return Keeper(
+            name, lambda m: [("input", m), ("masking", micro_compact(m, keep_recent=keep, keep_used=used))]
+        )
     if name == "server summarize":
         return ServerKeeper(name, ServerSummarize(client, window=window, **settings))
     if name == "recent turns":

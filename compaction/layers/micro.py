@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from compaction.core.guards import fraction, message_list, whole
-from compaction.core.messages import blocks, result_chars
+from compaction.core.messages import blocks, result_chars, text_of
 from compaction.core.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.core.placeholders import cleared_placeholder as placeholder_for
+from compaction.core.used import LaterUse
 from compaction.layers.layer import Layer
 
 
@@ -35,9 +36,16 @@ def micro_compact(
     keep_recent: int = 3,
     min_chars: int = 120,
     exclude_tools: Iterable[str] = (),
+    keep_used: int = 0,
 ) -> list[dict]:
-    """Replace all but the newest ``keep_recent`` tool results with a placeholder naming the tool."""
+    """Replace all but the newest ``keep_recent`` tool results with a placeholder naming the tool.
+
+    With ``keep_used`` > 0 the placeholder keeps up to that many lines of the result that the agent
+    used later (``compaction.core.used``): a line whose path, identifier, number or quoted string
+    reappears in a later assistant text or tool input.
+    """
     excluded = _check_params(messages, keep_recent, min_chars, exclude_tools)
+    whole("keep_used", keep_used)
     # (message index, block index) of every tool_result, oldest first
     found = [
         (i, j)
@@ -48,6 +56,7 @@ def micro_compact(
     ]
     old = found[: max(0, len(found) - keep_recent)]
     calls = _Calls(messages)  # tool_use_id -> its tool_use block, looked up only when needed
+    later: LaterUse | None = None  # built on the first result to clear, only when lines are kept
     out = list(messages)
     for i, j in old:
         block = messages[i]["content"][j]
@@ -58,7 +67,11 @@ def micro_compact(
         name = call.get("name", "?") if call else None
         if name in excluded:
             continue
-        note = placeholder_for(name, (call.get("input") or {}) if call else None)
+        kept: list[str] = []
+        if keep_used:
+            later = later or LaterUse(messages)
+            kept = later.lines(text_of(content), i, max_lines=keep_used)
+        note = placeholder_for(name, (call.get("input") or {}) if call else None, kept)
         if len(note) >= result_chars(block):
             continue  # the note would not be smaller
         if out[i] is messages[i]:
@@ -74,8 +87,10 @@ class Micro(Layer):
     A clearing is used only when it frees at least ``clear_at_least`` tokens (default: a 40th of
     the window): every clearing rewrites sent messages and breaks the prompt cache, so old results
     are cleared in batches, not one per turn (the idea of the API's own ``clear_at_least``).
+    ``keep_used`` > 0 keeps up to that many lines of each cleared result that the agent used later
+    (``compaction.core.used``) in its placeholder; off by default.
     ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
-    when any are set (so chapter 05's ``micro``, which has no such argument, runs as it is).
+    and ``keep_used=...`` when set (so chapter 05's ``micro``, which has no such argument, runs as it is).
     """
 
     name: ClassVar[str] = "micro"
@@ -83,12 +98,14 @@ class Micro(Layer):
     keep_recent: int = 3
     min_chars: int = 120
     exclude_tools: tuple[str, ...] = ()
+    keep_used: int = 0
     trigger: float = 0.5
     clear_at_least: int | None = None
     run: Callable[..., list[dict]] = micro_compact
 
     def __post_init__(self) -> None:
         fraction("trigger", self.trigger)
+        whole("keep_used", self.keep_used)
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
     def fires_at(self, pipeline: Any) -> int:
@@ -109,10 +126,12 @@ class Micro(Layer):
         return None
 
     def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
-        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools=...`` when any are set."""
+        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools``/``keep_used`` when set."""
         options: dict[str, Any] = {"keep_recent": self.keep_recent, "min_chars": self.min_chars}
         if self.exclude_tools:
             options["exclude_tools"] = self.exclude_tools
+        if self.keep_used:
+            options["keep_used"] = self.keep_used
         return self.run(messages, **options)
 
     def kept(self, before: list[dict], after: list[dict], pipeline: Any) -> str | None:

@@ -31,7 +31,7 @@ from compaction.core.tokens import estimate_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
 from compaction.layers.layer import Layer
 from compaction.layers.recovery import recover_once
-from compaction.layers.summarize import shared_options, summary_message
+from compaction.layers.summarize import ledger_options, shared_options, summary_message
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
@@ -86,7 +86,8 @@ def _reactive(messages, client, transcript_dir, keep_tail, context_window, optio
 class Reactive(Layer):
     """The emergency layer: after the API refuses a request as too long, a summary plus a pair-safe tail.
 
-    It runs only on a refusal, never in ``prepare``. ``keep_tail`` (None: the function's own default,
+    It runs only on a refusal, never in ``prepare``. ``ledger_tokens`` is ``Summary``'s (None: 15% of
+    the window, 0: no ledger). ``keep_tail`` (None: the function's own default,
     5 for the package's) and ``options`` go to ``run``, called as ``run(messages, client=...,
     transcript_dir=..., context_window=..., workspace=..., **options)``.
     """
@@ -96,8 +97,13 @@ class Reactive(Layer):
     transcript_first: ClassVar[bool] = False  # it writes its own transcript
     calls_model: ClassVar[bool] = True
     keep_tail: int | None = None
+    ledger_tokens: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     run: Callable[..., list[Message]] = reactive_compact
+
+    def __post_init__(self) -> None:
+        if self.ledger_tokens is not None:
+            whole("ledger_tokens", self.ledger_tokens)
 
     def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
         """Always idle before a call: it waits for the API to refuse one."""
@@ -105,7 +111,11 @@ class Reactive(Layer):
 
     def apply(self, messages: list[Message], pipeline: Any) -> list[Message]:
         """``run`` with the pipeline's client, transcript folder, window and workspace."""
-        options = {**shared_options(pipeline), **dict(self.options)}
+        options = {
+            **shared_options(pipeline),
+            **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+            **dict(self.options),
+        }
         if self.keep_tail is not None:
             options["keep_tail"] = self.keep_tail
         return self.run(messages, client=pipeline.client, transcript_dir=pipeline.transcript_dir, **options)

@@ -5,7 +5,9 @@ transcript, no summary), asks the model for a summary with a prompt that forbids
 start and again at its end, asks for an ``<analysis>`` first and the summary inside ``<summary>``
 tags with the nine sections a production summary fills, strips the analysis, and returns a new
 list of ONE user message: a note that the session continues from a summary, where the transcript
-is, the summary, then the files the agent read most recently (``compaction.layers.restore``). Any failure
+is, the summary, the state ledger when asked for (``compaction.layers.ledger``: files, commands, errors and
+instructions computed without a model), then the files the agent read most recently
+(``compaction.layers.restore``). Any failure
 raises ``SummaryFailed`` with a reason and leaves the input untouched, so a caller can count
 failures (the pipeline's circuit breaker). Deliberately left out: the circuit breaker itself (in
 ``compaction.pipeline``), summarizing in several parts, and streaming the summary.
@@ -21,6 +23,7 @@ from typing import Any, ClassVar
 
 from compaction.core.api_errors import too_long_counts
 from compaction.core.failures import SummaryFailed
+from compaction.core.guards import whole
 from compaction.core.messages import (
     Message,
     from_response,
@@ -35,7 +38,8 @@ from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
-from compaction.layers.layer import Layer
+from compaction.layers.layer import Layer, takes
+from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
 
@@ -135,7 +139,7 @@ def compact_history(
     """Transcript first, then a summary: a new one-message list (summary and restored files).
 
     ``options`` go to ``summary_message``: model, max_tokens, context_window, workspace, restore,
-    system, tools, timeout.
+    system, tools, timeout, ledger_tokens.
     """
     validate(list(messages))
     try:
@@ -162,8 +166,15 @@ def summary_message(
     system: str | None = None,
     tools: list[dict] | None = None,
     timeout: float | None = None,
+    ledger_tokens: int = 0,
+    history: Sequence[Message] | None = None,
 ) -> Message:
-    """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files."""
+    """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files.
+
+    With ``ledger_tokens`` > 0 the state ledger of ``messages`` (``compaction.layers.ledger``), at most that
+    many tokens, follows the summary, whoever wrote it; it reads ``history`` when given (the same
+    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``.
+    """
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
     if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
@@ -185,6 +196,9 @@ def summary_message(
     shown = _shown_path(transcript, workspace)
     opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
     content = [text(opening)]
+    if ledger_tokens:
+        source = messages if history is None else history
+        content.append(text(ledger_text(source, max_tokens=ledger_tokens, shown=summary)))
     if restore and workspace is not None:
         budget = MAX_TOTAL_TOKENS if context_window is None else min(MAX_TOTAL_TOKENS, context_window // 10)
         per_file = min(MAX_TOKENS_PER_FILE, budget)
@@ -202,6 +216,39 @@ def _shown_path(transcript: Path, workspace: Path | str | None) -> str:
     return str(transcript)
 
 
+LEDGER_SHARE = 0.15  # of the window, for the state ledger every summary carries (chapter 13 measures it)
+MAX_LEDGER_TOKENS = 10_000
+
+
+def default_ledger_tokens(context_window: int) -> int:
+    """The ledger's budget: 15% of the window (1,200 of 8,000), at most 10,000 tokens."""
+    return min(MAX_LEDGER_TOKENS, int(context_window * LEDGER_SHARE))
+
+
+def ledger_budget(ledger_tokens: int | None, pipeline: Any) -> int:
+    """A layer's ``ledger_tokens`` for this pipeline: None is the default share of its window, 0 off."""
+    return default_ledger_tokens(pipeline.context_window) if ledger_tokens is None else ledger_tokens
+
+
+def ledger_options(
+    ledger_tokens: int | None, run: Callable[..., Any], messages: list[Message], pipeline: Any
+) -> dict[str, Any]:
+    """The ledger's options for ``run``: its budget, and the history with cleared results put back.
+
+    Empty when the ledger is off or ``run`` (a learner's summary function) takes no ``ledger_tokens``.
+    The history comes from the pipeline's ``results`` (a ``ledger.ResultMemory``) when it has one.
+    """
+    budget = ledger_budget(ledger_tokens, pipeline)
+    if not budget or not takes(run, "ledger_tokens"):
+        return {}
+    options: dict[str, Any] = {"ledger_tokens": budget}
+    results = getattr(pipeline, "results", None)
+    if results is not None and takes(run, "history"):
+        results.see(messages)
+        options["history"] = results.restore(messages)
+    return options
+
+
 def shared_options(pipeline: Any) -> dict[str, Any]:
     """What a summary gets from the pipeline besides the list: the window, and the workspace if any."""
     options: dict[str, Any] = {"context_window": pipeline.context_window}
@@ -214,8 +261,10 @@ def shared_options(pipeline: Any) -> dict[str, Any]:
 class Summary(Layer):
     """L4: over the pipeline's threshold, the transcript first, then a summary replaces the history.
 
-    ``max_failures`` failed summaries in a row open the circuit breaker. ``options`` go to ``run``
-    as they are (``model``, ``restore``, ``max_tokens``, ...); ``run`` is called as
+    ``max_failures`` failed summaries in a row open the circuit breaker. ``ledger_tokens`` bounds the
+    state ledger appended to every summary (``compaction.layers.ledger``): None is 15% of the window,
+    at most 10,000 tokens; 0 turns it off. ``options`` go to ``run`` as they are (``model``,
+    ``restore``, ``max_tokens``, ...); ``run`` is called as
     ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
     workspace=..., **options)``.
     """
@@ -225,8 +274,13 @@ class Summary(Layer):
     calls_model: ClassVar[bool] = True
     unchanged: ClassVar[str] = "the summary left the list unchanged"
     max_failures: int = 3
+    ledger_tokens: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     run: Callable[..., list[Message]] = compact_history
+
+    def __post_init__(self) -> None:
+        if self.ledger_tokens is not None:
+            whole("ledger_tokens", self.ledger_tokens)
 
     def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
         """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
@@ -252,5 +306,9 @@ class Summary(Layer):
             transcript_dir=pipeline.transcript_dir,
             focus=focus,
             manual=manual,
-            **{**shared_options(pipeline), **dict(self.options)},
+            **{
+                **shared_options(pipeline),
+                **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+                **dict(self.options),
+            },
         )

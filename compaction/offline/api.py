@@ -246,6 +246,7 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     if stop_reason is None:
         shown, room = server_compaction.for_the_model(view), window - used
         options = {"tools": request.tools, "seed": seed, "taken": taken, "room": room}
+        options["max_tokens"] = request.max_tokens
         turn, stop_reason = scenario.respond(name, shown, **options)
         turn, stop_reason, output = overflow.fit(turn, stop_reason, room)
         content += turn

@@ -143,10 +143,11 @@ def respond(
     seed: int = 0,
     taken: set[str] | None = None,
     room: int | None = None,
+    max_tokens: int | None = None,
 ) -> tuple[list[dict], str]:
-    """The offline model's answer: a summary (within ``room`` tokens) for a summary request, else a turn."""
+    """The offline model's answer: a summary (within ``room`` and ``max_tokens``), else a scenario turn."""
     if is_summary_request(messages):
-        return [text(summarize(messages, room))], "end_turn"
+        return [text(summarize(messages, max_tokens=max_tokens, limit=room))], "end_turn"
     return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
 
 

@@ -1,31 +1,82 @@
-"""The offline summarizer: an extractive summary in the nine sections of the course's prompt.
+"""The offline summarizer: an extractive stand-in for a model, in the nine sections of the prompt.
 
 A request is a summary request when its last user message ends with a text block starting with
 ``compaction.layers.summarize.NO_TOOLS_HEAD``. The answer is ``<analysis>`` (a few counts) and then
-``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, filled only from what the
-conversation holds: the first user text, the tool calls made (files read, edited, written), the
-results that failed, the agent's own words, and the scripted plan for what is still pending.
-A previous summary found in the input is carried over (its request, files, errors, messages).
-Only Current Work quotes the ``[step N]`` marker, so the scenario resumes from it.
-The offline summarizer's own choice, where a real model would simply be cut at the window (stop
-reason "model_context_window_exceeded"): given ``limit``, the tokens left in the window, an answer
-that would not fit is shortened to fit: the analysis first, lines cut to 160 characters, then the
-last lines of the longest sections (Current Work keeps all of its lines, every section its heading).
-Deliberately left out: any judgement; nothing is paraphrased, it is all copied and truncated.
+``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, each filled from what the
+conversation holds, deterministically, by copying and never by paraphrasing:
+
+1. the user's first message, word for word;
+2. the commands run, each with its outcome (exit status, pass/fail counts, failures, or output);
+3. every file created, edited (its changed lines, whole) or read, from the tool calls' inputs;
+4. every failed call with its first error line, the files edited after it, the run that passed;
+5. the agent's own sentences, whole: one that states a cause, a fix, a value or a choice before
+   one that narrates, a rarer sentence before a repeated one;
+6. every user message, word for word; 7-9. the scripted plan's pending items, the current work
+   (the only place that quotes the ``[step N]`` marker, so the scenario resumes from it) and the
+   next step.
+
+A previous summary found in the input is carried over, section by section. The whole answer fits
+the request's ``max_tokens`` and ``limit``, the room the window leaves (at most
+``MAX_SUMMARY_TOKENS``). The server's own choice, where a real model would simply be cut at the
+window (stop reason "model_context_window_exceeded"): an answer that would not fit is shortened to
+fit, the analysis first, then items in the reverse of ``PRIORITY``, the lowest-ranked first; every
+section keeps its heading, and a section left short says so. Sentences are never cut.
+It is not a model: it cannot tell which finding matters, merge two sentences, or say why in its
+own words; a real model's summary can.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-from compaction.core.messages import blocks
+from compaction.core.messages import blocks, text_of
+from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
 from compaction.offline import plan, state
-from compaction.offline.extract import facts as conversation_facts
 from compaction.offline.extract import neutral, short
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
+MAX_SUMMARY_TOKENS = 4_000
+# sections in the order their items are kept when the budget is tight: first what carrying on needs
+PRIORITY = (
+    "Current Work",
+    "Optional Next Step",
+    "Pending Tasks",
+    "Primary Request and Intent",
+    "All User Messages",
+    "Errors and Fixes",
+    "Problem Solving",
+    "Files and Code Sections",
+    "Key Technical Concepts",
+)
+EMPTY = {
+    "Key Technical Concepts": "- no commands run yet",
+    "Files and Code Sections": "- no files touched yet",
+    "Errors and Fixes": "- none so far",
+    "Problem Solving": "- nothing yet",
+    "Pending Tasks": "- none recorded",
+    "Current Work": "- nothing started yet",
+    "Optional Next Step": "- continue from the last message",
+    "All User Messages": "- (none)",
+    "Primary Request and Intent": "(none)",
+}
+LEFT_OUT = "- (more left out to fit the summary's length; the transcript has it)"
+PLACEHOLDERS = {*EMPTY.values(), LEFT_OUT, "- nothing yet", "- none so far"}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+_WORD = re.compile(r"[A-Za-z_][\w./-]*")
+# a sentence that states a cause or a choice; one that states a fix or a value; one that narrates
+_CAUSE_OR_CHOICE = re.compile(
+    r"\b(because|so|since|due to|caus\w*|wrong|bug\w*|broke\w*|breaks?|stops?|drops?|removes?|missing|"
+    r"instead|rather|decid\w*|chose|choose|keeps?|stays?|must|should)\b",
+    re.IGNORECASE,
+)
+_FIX_OR_VALUE = re.compile(
+    r"\b(fix(?:ed|es)?|found|report\w*|gives?|returns?|fails?|passed|failed)\b|\d", re.I
+)
+_NARRATES = re.compile(r"^(\w+ing\b|let me|let's|i'll|i will|now|then|and|before|next|first)", re.IGNORECASE)
+_TEMPLATE = re.compile(r"\d+|[\w.-]*[/_.][\w./-]*\w")  # numbers, paths and identifiers vary in a template
 
 
 def previous_sections(text: str) -> dict[str, list[str]]:
@@ -45,15 +96,15 @@ def _conversation(messages: list) -> list:
     return messages[:-1] + ([{"role": "user", "content": last}] if last else [])
 
 
-PLACEHOLDERS = {"- none so far", "- nothing yet", "- no files touched yet", "- none recorded"}
-
-
 def _dedupe(lines: list[str]) -> list[str]:
     return [line for line in dict.fromkeys(lines) if line not in PLACEHOLDERS]
 
 
-def summarize(messages: list, limit: int | None = None) -> str:
-    """The full answer to a summary request: ``<analysis>`` then ``<summary>`` with nine sections."""
+def summarize(messages: list, max_tokens: int | None = None, limit: int | None = None) -> str:
+    """The answer to a summary request (``<analysis>``, ``<summary>`` with nine sections) within both bounds.
+
+    ``max_tokens`` is the request's, ``limit`` the tokens the window leaves for the answer.
+    """
     convo = _conversation(messages)
     user_texts, previous = [], {}
     for m in convo:
@@ -65,71 +116,143 @@ def summarize(messages: list, limit: int | None = None) -> str:
             if HEADER_RE.search(b["text"]):
                 previous = previous_sections(b["text"])
             elif not b["text"].lstrip().startswith("["):  # "[snip] ...", "[Restored ...": harness notes
-                user_texts.append(b["text"])
-    facts = conversation_facts(convo)
+                user_texts.append(b["text"].strip())
+    calls = tool_calls(convo)
     last = state.last_marker(convo)
+    request = previous.get(SECTIONS[0]) or (user_texts[0].splitlines() if user_texts else [])
+    quoted = [f"- {neutral(t)}" for t in user_texts]
+    if user_texts and not previous.get(SECTIONS[0]):
+        quoted[0] = "- (the request in section 1, word for word)"
+    findings, said_at = _findings(previous.get(SECTIONS[4], []), convo)
     sections = {
-        "Primary Request and Intent": previous.get(SECTIONS[0])
-        or (user_texts[0][:2000].strip().splitlines() if user_texts else ["(none)"]),
-        "Key Technical Concepts": _dedupe(previous.get(SECTIONS[1], []) + facts["concepts"]),
-        "Files and Code Sections": _merge_files(previous.get(SECTIONS[2], []), facts["files"]),
-        "Errors and Fixes": _dedupe(previous.get(SECTIONS[3], []) + facts["errors"]) or ["- none so far"],
-        "Problem Solving": _dedupe(previous.get(SECTIONS[4], []) + facts["steps"])[-20:] or ["- nothing yet"],
-        "All User Messages": _dedupe(
-            previous.get(SECTIONS[5], []) + [f"- {short(neutral(t), 300)}" for t in user_texts]
+        "Primary Request and Intent": request,
+        "Key Technical Concepts": _dedupe(previous.get(SECTIONS[1], []) + _commands(calls)),
+        "Files and Code Sections": _merge_files(previous.get(SECTIONS[2], []), calls),
+        "Errors and Fixes": _dedupe(
+            previous.get(SECTIONS[3], []) + [neutral(e) for e in errors_and_fixes(calls)]
         ),
-        "Pending Tasks": _pending(last) or previous.get(SECTIONS[6]) or ["- none recorded"],
-        "Current Work": facts["current"] or previous.get(SECTIONS[7]) or ["- nothing started yet"],
-        "Optional Next Step": _next(last)
-        or previous.get(SECTIONS[8])
-        or ["- continue from the last message"],
+        "Problem Solving": findings,
+        "All User Messages": _dedupe(previous.get(SECTIONS[5], []) + quoted),
+        "Pending Tasks": _pending(last) or previous.get(SECTIONS[6]) or [],
+        "Current Work": _current(convo) or previous.get(SECTIONS[7]) or [],
+        "Optional Next Step": _next(last) or previous.get(SECTIONS[8]) or [],
     }
+    turns = sum(1 for m in convo if m.get("role") == "assistant")
     analysis = (
-        f"- {len(convo)} messages: {facts['turns']} assistant turns, {facts['calls']} tool calls, "
-        f"{facts['failed']} of them failed.\n"
-        f"- {len(facts['files'])} files touched; {len(user_texts)} user messages"
+        f"- {len(convo)} messages: {turns} assistant turns, {len(calls)} tool calls; "
+        f"{len(user_texts)} user messages"
         + ("; a previous summary was carried over." if previous else ".")
         + (f"\n- The work stopped at step {last[0]}." if last else "")
     )
-    answer = _written(analysis, sections)
-    if limit is None or count_text(answer, "tiktoken") <= limit:
-        return answer
-    return _shortened(sections, limit)
+    full = _written(analysis, sections, said_at, MAX_SUMMARY_TOKENS)
+    cap = min(t for t in (max_tokens, limit, MAX_SUMMARY_TOKENS) if t is not None)
+    if count_text(full, "tiktoken") <= cap:
+        return full
+    for notes in (True, False):  # shortened: no analysis, items by PRIORITY; then no notes either
+        budget = cap
+        while True:
+            answer = _written(None, sections, said_at, budget, notes)
+            over = count_text(answer, "tiktoken") - cap
+            if over <= 0:
+                return answer
+            if budget <= 0:
+                break
+            budget -= over
+    return answer  # headings and Current Work only, still over: the window cuts the rest
 
 
-def _written(analysis: str | None, sections: dict[str, list[str]]) -> str:
-    body = "\n\n".join(
-        f"{i}. {name}:\n" + "\n".join(lines) for i, (name, lines) in enumerate(sections.items(), 1)
-    )
+def _written(
+    analysis: str | None, sections: dict[str, list[str]], said_at: dict, tokens: int, notes: bool = True
+) -> str:
+    """The answer in about ``tokens`` tokens: the analysis if given, the sections' items that fit.
+
+    Without ``notes`` a section left short or empty shows no note, and Current Work is kept whole.
+    """
+    budget = tokens - 40 - 8 * len(SECTIONS)  # tags and section headers
+    if analysis is not None:
+        budget -= count_text(analysis, "tiktoken")
+    kept = fit(sections, budget, notes)
+    # findings are ranked to choose them, then shown in the order they were said
+    kept["Problem Solving"].sort(key=lambda line: said_at.get(line, len(said_at)))
+    body = "\n\n".join(f"{i}. {name}:\n" + "\n".join(kept[name]) for i, name in enumerate(SECTIONS, 1))
     head = f"<analysis>\n{analysis}\n</analysis>\n\n" if analysis is not None else ""
     return f"{head}<summary>\n{body}\n</summary>"
 
 
-def _shortened(sections: dict[str, list[str]], limit: int) -> str:
-    """The summary without its analysis, lines dropped from the longest sections until it fits."""
-    sections = {
-        name: lines if name == "Current Work" else [_cut(line, 160) for line in lines]
-        for name, lines in sections.items()
-    }
-    answer = _written(None, sections)
-    while count_text(answer, "tiktoken") > limit:
-        cuttable = [n for n, lines in sections.items() if n != "Current Work" and lines]
-        if not cuttable:
-            break  # as short as it gets: the window cuts the rest
-        longest = max(cuttable, key=lambda n: sum(count_text(line, "tiktoken") for line in sections[n]))
-        sections[longest].pop()
-        answer = _written(None, sections)
-    return answer
+def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict[str, list[str]]:
+    """Each section's lines that fit ``budget`` tokens, sections taken in ``PRIORITY`` order.
+
+    Within a section the lines are already ranked (best first) except where order carries meaning
+    (Files: a path before its sub-items); a line that does not fit is left out and the next tried.
+    Without ``notes``: Current Work whole (it quotes the step marker), no note for what was left out.
+    """
+    kept: dict[str, list[str]] = {}
+    for name in PRIORITY:
+        lines, out, skipped = sections.get(name) or [], [], False
+        for line in lines:
+            cost = count_text(line, "tiktoken") + 1
+            if cost <= budget or (not notes and name == "Current Work"):
+                out.append(line)
+                budget -= cost
+            else:
+                skipped = True
+        if name == "Files and Code Sections":
+            out = [ln for k, ln in enumerate(out) if not ln.endswith(":") or _has_items(out, k)]
+        kept[name] = ((out + [LEFT_OUT] if skipped else out) or [EMPTY[name]]) if notes else out
+    return kept
 
 
-def _cut(line: str, limit: int) -> str:
-    """A line cut to ``limit`` characters with "...", its indentation kept."""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+def _has_items(lines: list[str], k: int) -> bool:
+    return k + 1 < len(lines) and lines[k + 1].startswith("  - ")
 
 
-def _merge_files(previous: list[str], files: dict[str, list[str]]) -> list[str]:
-    """One entry per path, its actions as sub-items: earlier summaries' first, then this conversation's."""
-    merged: dict[str, list[str]] = {}  # path -> actions, in order
+def _findings(previous: list[str], convo: list) -> tuple[list[str], dict[str, int]]:
+    """The agent's sentences, whole and deduplicated, ranked (findings first, rare first), and when said."""
+    said: list[str] = [line[2:] for line in previous if line.startswith("- ")]
+    for m in convo:
+        if m.get("role") != "assistant":
+            continue
+        words = " ".join(str(b.get("text", "")) for b in blocks(m) if b.get("type") == "text")
+        words = state.MARKER_RE.sub("", words).strip()
+        said += [s.strip() for s in _SENTENCE.split(words) if s.strip()]
+    unique = list(dict.fromkeys(said))  # first time each was said
+    # a sentence said again with other numbers or names adds little: keep a template's first and last
+    templates: dict[str, list[str]] = {}
+    for sentence in unique:
+        templates.setdefault(_TEMPLATE.sub("#", sentence), []).append(sentence)
+    unique = [
+        s for s in unique if s in (templates[_TEMPLATE.sub("#", s)][0], templates[_TEMPLATE.sub("#", s)][-1])
+    ]
+    frequency = Counter(w.lower() for s in unique for w in set(_WORD.findall(s)))
+
+    def rank(sentence: str) -> tuple:
+        words = {w.lower() for w in _WORD.findall(sentence)} or {""}
+        rarity = sum(1 / frequency.get(w, 1) for w in words) / len(words)
+        finding = bool(_CAUSE_OR_CHOICE.search(sentence)) or (
+            bool(_FIX_OR_VALUE.search(sentence)) and not _NARRATES.match(sentence)
+        )
+        return (not finding, -rarity)
+
+    said_at = {f"- {neutral(s)}": k for k, s in enumerate(unique)}
+    return [f"- {neutral(s)}" for s in sorted(unique, key=rank)], said_at
+
+
+def _commands(calls: list) -> list[str]:
+    """Each command with its outcome, the newest first (the latest state matters most)."""
+    out = []
+    for _, name, args, result in calls:
+        if name == "bash" and isinstance(args.get("command"), str):
+            body = text_of(result.get("content")) if result else ""
+            entry, _ = command_entry(
+                " ".join(args["command"].split()), body, bool(result and result.get("is_error"))
+            )
+            out.append(neutral(entry))
+    return list(dict.fromkeys(reversed(out)))  # newest first, each command line once
+
+
+def _merge_files(previous: list[str], calls: list) -> list[str]:
+    """One entry per path, its changes as sub-items (edits before reads): earlier summaries' first."""
+    merged: dict[str, list[str]] = {}  # path -> what was done to it, in order
     path = None
     for line in previous:
         if line.startswith("- ") and line.endswith(":"):
@@ -137,13 +260,31 @@ def _merge_files(previous: list[str], files: dict[str, list[str]]) -> list[str]:
             merged.setdefault(path, [])
         elif line.startswith("  - ") and path is not None:
             merged[path].append(line[4:])
-    for path, actions in files.items():
-        merged.setdefault(path, []).extend(actions)
+    for _, name, args, result in calls:
+        if isinstance(args.get("path"), str) and not (result and result.get("is_error")):
+            merged.setdefault(args["path"], []).extend(neutral(c) for c in file_changes(name, args))
+    changed = [p for p, actions in merged.items() if any(a != "read" for a in actions)]
     lines = []
-    for path, actions in merged.items():
+    for path in changed + [p for p in merged if p not in changed]:
+        actions = list(dict.fromkeys(merged[path]))
         lines.append(f"- {path}:")
-        lines += [f"  - {a}" for a in _dedupe(actions)]
-    return lines or ["- no files touched yet"]
+        lines += [f"  - {a}" for a in sorted(actions, key=lambda a: a == "read")]
+    return lines
+
+
+def _current(convo: list) -> list[str]:
+    """The last assistant turn: its words whole (with its marker) and the calls it made."""
+    for m in reversed(convo):
+        if m.get("role") != "assistant":
+            continue
+        said = " ".join(str(b.get("text", "")) for b in blocks(m) if b.get("type") == "text").strip()
+        out = [f"- {' '.join(said.split())}"] if said else []
+        for use in (b for b in blocks(m) if b.get("type") == "tool_use"):
+            args = use.get("input") or {}
+            target = args.get("path") or args.get("command") or args.get("pattern") or args.get("focus") or ""
+            out.append(f"- called {use.get('name', '?')}: {short(neutral(str(target)), 160)}")
+        return out
+    return []
 
 
 def _pending(last: tuple[int, bool] | None) -> list[str]:

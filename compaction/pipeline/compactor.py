@@ -53,10 +53,11 @@ from compaction.core.transcript import Lines, write_transcript
 from compaction.layers.budget import Budget
 from compaction.layers.instructions import pin_instructions
 from compaction.layers.layer import Layer
+from compaction.layers.ledger import ResultMemory
 from compaction.layers.micro import Micro
 from compaction.layers.reactive import Reactive
 from compaction.layers.snip import Snip  # noqa: F401 - one more layer a learner adds to the list
-from compaction.layers.summarize import Summary
+from compaction.layers.summarize import Summary, ledger_budget
 from compaction.layers.triggers import CLAUDE_CODE_WINDOW, MAX_FAILURES, CircuitBreaker, summary_threshold
 
 LOOP_LIMIT = 2  # summaries in a row that leave the estimate over the threshold before summarizing stops
@@ -101,6 +102,10 @@ class Compactor:
             raise ValueError(f"threshold must be a positive int, not {threshold!r}")
         summary = self.layer("summary")
         self.breaker = CircuitBreaker(getattr(summary, "max_failures", MAX_FAILURES))
+        # each tool result as first seen, for the ledger a summary carries after micro cleared it
+        self.results = ResultMemory()
+        ledgers = [getattr(layer, "ledger_tokens", 0) for layer in self.layers if layer.calls_model]
+        self._remember = any(ledger_budget(tokens, self) for tokens in ledgers)
         self.counter = counter or TokenCounter("tiktoken")
         self.on_event = on_event
         self.events: list[CompactionEvent] = []
@@ -175,6 +180,8 @@ class Compactor:
         if not isinstance(messages, list):
             raise TypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
         self.turn += 1
+        if self._remember:
+            self.results.see(messages)  # the originals, for a ledger made after micro cleared them
         current = list(messages)
         passes = [("input", current)]
         saved = False  # a transcript of this call's list is on disk

@@ -1,2 +1,1 @@
-"""What a learner looks at: the widgets (``views.widgets``) and the plots (``views.plots``).
-"""
+"""What a learner looks at: the widgets (``views.widgets``) and the plots (``views.plots``)."""

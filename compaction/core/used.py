@@ -1,0 +1,129 @@
+"""Which lines of a tool result the agent used later: the lines worth keeping when the result is cleared.
+
+A line is *used* when something specific in it appears again in a later assistant text or tool
+input. Specific means a token a reader could not guess: a path (``textstats/counts.py``), a
+dotted or snake_case or CamelCase identifier (``top_words``, ``m.__doc__``, ``TypeError``), a
+number of two or more digits (``54``, ``3.67``), or a quoted string. Plain words (``the``,
+``return``, ``normalize``) are not specific on their own: they would mark almost every line.
+
+``used_lines(result_text, later_messages)`` returns the used lines, most-used first among equals
+in their order, bounded to ``max_lines`` lines and ``max_chars`` characters, each line whole (a
+line longer than the bound is skipped rather than cut). ``LaterUse`` answers the same question for
+every result of a list in one pass, for the layers that clear many results per turn.
+Deliberately left out: values the agent reformatted (``3.67`` said as ``3.7``), synonyms, and
+anything the agent used without repeating it (a result it only read and acted on silently).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from compaction.core.messages import blocks
+
+MAX_LINES = 2  # lines kept per cleared result
+MAX_CHARS = 160  # characters kept per cleared result (about 40 tokens)
+
+_QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|'([^'\n]{3,80})'")
+_TOKEN = re.compile(r"[A-Za-z_.][\w./-]*\w|\d+(?:\.\d+)?")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]")
+
+
+def is_specific(token: str) -> bool:
+    """True for a token a reader could not guess: a path, a compound identifier, a 2+ digit number."""
+    if token[0].isdigit():
+        return len(token) >= 2
+    if len(token) < 3:
+        return False
+    return "/" in token or "_" in token.strip("_") or "." in token.strip(".") or bool(_CAMEL.search(token))
+
+
+def specifics(text: str) -> set[str]:
+    """The specific tokens of ``text``: paths, compound identifiers, numbers, quoted strings."""
+    found = {t.lstrip("./") for t in _TOKEN.findall(text) if is_specific(t.lstrip("./"))}
+    found |= {a or b for a, b in _QUOTED.findall(text)}
+    # a path is also mentioned by its file name, a dotted name by its last part (textstats.counts)
+    found |= {t.rsplit("/", 1)[1] for t in found if "/" in t and is_specific(t.rsplit("/", 1)[1])}
+    return found
+
+
+def said_later(messages: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The specific tokens of the assistant's texts and tool inputs in ``messages``."""
+    out: set[str] = set()
+    for message in messages:
+        if message.get("role") == "assistant":
+            out |= _message_specifics(message)
+    return out
+
+
+def used_lines(
+    result_text: str,
+    later_messages: Sequence[Mapping[str, Any]],
+    *,
+    max_lines: int = MAX_LINES,
+    max_chars: int = MAX_CHARS,
+) -> list[str]:
+    """The lines of ``result_text`` whose specific tokens reappear in ``later_messages``, bounded."""
+    return pick_used(result_text, said_later(later_messages), max_lines=max_lines, max_chars=max_chars)
+
+
+def pick_used(
+    result_text: str, later: set[str], *, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS
+) -> list[str]:
+    """``used_lines`` against a set of tokens said later (see ``said_later``)."""
+    if not later or max_lines <= 0:
+        return []
+    scored = []  # (-tokens used, line number, line)
+    for k, line in enumerate(str(result_text).splitlines()):
+        line = line.rstrip()
+        if not line.strip() or len(line) > max_chars:
+            continue
+        hits = len(specifics(line) & later)
+        if hits:
+            scored.append((-hits, k, line))
+    kept, used = [], 0
+    for _, k, line in sorted(scored):
+        if len(kept) == max_lines or used + len(line) > max_chars:
+            break
+        kept.append((k, line))
+        used += len(line)
+    return [line for _, line in sorted(kept)]
+
+
+def _message_specifics(message: Mapping[str, Any]) -> set[str]:
+    out: set[str] = set()
+    for block in blocks(message):
+        if block.get("type") == "text":
+            out |= specifics(str(block.get("text", "")))
+        elif block.get("type") == "tool_use" and isinstance(block.get("input"), Mapping):
+            out |= specifics(" ".join(str(v) for v in block["input"].values()))
+    return out
+
+
+class LaterUse:
+    """For each message index, which specific tokens the assistant says after it (one pass per list)."""
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]]):
+        self._last: dict[str, int] = {}  # token -> index of the last assistant message that says it
+        for i, message in enumerate(messages):
+            if message.get("role") == "assistant":
+                for token in _cached_specifics(message):
+                    self._last[token] = i
+
+    def lines(self, result_text: str, index: int, **bounds: int) -> list[str]:
+        """``used_lines`` for a result in message ``index``: tokens said in messages after it."""
+        later = {t for t in specifics(result_text) if self._last.get(t, -1) > index}
+        return pick_used(result_text, later, **bounds)
+
+
+_CACHE: dict[int, tuple[Mapping, frozenset]] = {}  # id(message) -> (message, its specifics)
+
+
+def _cached_specifics(message: Mapping[str, Any]) -> frozenset:
+    hit = _CACHE.get(id(message))
+    if hit is None or hit[0] is not message:
+        if len(_CACHE) > 20_000:
+            _CACHE.clear()
+        hit = _CACHE[id(message)] = (message, frozenset(_message_specifics(message)))
+    return hit[1]
