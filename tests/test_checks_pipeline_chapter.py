@@ -266,3 +266,16 @@ def test_a_shared_store_is_told_it_already_holds_the_file():
     report = checks.check_losing_orders(losing_orders_shared_store)
     assert not report.passed
     assert "a store shared between orders already holds the file" in str(report)
+
+
+def test_a_losing_order_row_names_the_order_the_output_and_where_it_is():
+    report = str(checks.check_losing_orders(only_micro_first_loses))
+    assert "order snip -> micro -> budget loses an output, your list leaves it out: toolu_" in report
+    assert "chars) lost: in neither the list nor the store" in report
+    assert "expected [" not in report
+
+
+def test_an_order_that_loses_nothing_says_where_the_output_was_found():
+    report = str(checks.check_losing_orders(every_order_with_micro_loses))
+    assert "is in your list, but loses nothing: toolu_" in report
+    assert "found in the list" in report or "found in the store" in report

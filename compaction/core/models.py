@@ -17,21 +17,26 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   Haiku 4.5"); no source the course found gives the Claude 5 models' minimum, so it is ``None``;
 * the overflow behaviour: the stop-reasons page
   (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) says
-  ``model_context_window_exceeded`` "lets you request the maximum possible tokens without knowing
-  the exact input size" and that on Sonnet 4.5 and newer models the API returns it without a beta
-  header; older models answer input plus ``max_tokens`` over the window with the 400 ``input length
-  and `max_tokens` exceed context limit`` (``compaction.core.api_errors``). The value is the SDK's
-  ``StopReason`` (``anthropic/types/stop_reason.py``);
+  "On Sonnet 4.5 and newer models the API returns this value [``model_context_window_exceeded``]
+  without a beta header. For earlier models, add the `model-context-window-exceeded-2025-08-26` beta
+  header to enable it." So only a model older than Sonnet 4.5 asked WITHOUT that header answers input
+  plus ``max_tokens`` over the window with the 400 ``input length and `max_tokens` exceed context
+  limit`` (``compaction.core.api_errors``); the table's ``REFUSE`` is that case (the course's client
+  sends no beta header). The value is the SDK's ``StopReason`` (``anthropic/types/stop_reason.py``);
 * the tokenizer: Claude Sonnet 5's model notes say it "uses a new tokenizer that produces roughly
   30% more tokens for the same text" (quoted at
-  https://docs.oxen.ai/inference-api/reference/models/claude-sonnet-5); the offline server counts
-  every model with tiktoken's cl100k, which is none of Claude's tokenizers;
+  https://docs.oxen.ai/inference-api/reference/models/claude-sonnet-5); the current tokenizer came
+  with Claude Opus 4.7, and the comparison is with the tokenizer of Sonnet 4.6 and earlier, so the
+  rows say no more than "new" vs "earlier". The offline server counts every model with tiktoken's
+  cl100k, which is none of Claude's tokenizers;
 * Claude Sonnet 4's retirement (June 15, 2026) as the release notes report it, recorded in
   ottto-ai/ai-provider-watch's ``2026-06-15-anthropic-sonnet-4-opus-4-retirement.json``.
 
 ``COMPACTION_MODEL`` overrides the default model; the offline server answers for any name (a name
-outside the table gets the default model's behaviour). Deliberately left out: Fable, Mythos, Opus 5.x
-and Haiku 5.5 (the course uses none of them), long-context and batch prices, and capabilities.
+outside the table gets the default model's behaviour). Deliberately left out: Claude Sonnet 4.6, Opus
+4.7 and Opus 4.8 (in the SDK's ``ModelParam``), Fable, Mythos, Opus 5.x and Haiku 5.5 (the course uses
+none of them), long-context and batch prices, and capabilities. Claude Haiku 4.5 is "legacy": its
+overview page says "Legacy ... consider migrating to Claude Haiku 5.5".
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from dataclasses import dataclass
 
 CLAUDE_MODEL = "claude-sonnet-5-5"  # a current model of the real API (in the SDK's ModelParam)
 STOP_REASON = "stop_reason"  # input + max_tokens over the window: answered, cut at the window
-REFUSE = "refuse"  # input + max_tokens over the window: the 400 "input length and `max_tokens` ..."
+REFUSE = "refuse"  # older than Sonnet 4.5, no beta header: the 400 "input length and `max_tokens` ..."
 WINDOW_EXCEEDED = "model_context_window_exceeded"  # the SDK's StopReason value
 
 
@@ -69,8 +74,8 @@ def _doc(slug: str) -> str:
     return f"https://platform.claude.com/docs/en/models/{slug}/overview"
 
 
-CLAUDE_5_TOKENIZER = "Claude 5 tokenizer: about 30% more tokens than earlier models for the same text"
-EARLIER_TOKENIZER = "the tokenizer before Claude 5"
+CLAUDE_5_TOKENIZER = "the current tokenizer: about 30% more tokens for the same text than the earlier one"
+EARLIER_TOKENIZER = "the earlier tokenizer (Sonnet 4.6 and before)"
 
 # fmt: off
 MODELS: dict[str, Model] = {
@@ -85,7 +90,7 @@ MODELS: dict[str, Model] = {
         Model("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5.0, 25.0, 6.25, 10.0, 0.5,
               4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-5")),
         Model("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1.0, 5.0, 1.25, 2.0, 0.1,
-              4096, STOP_REASON, "active", EARLIER_TOKENIZER, "https://platform.claude.com/docs/en/models/overview"),
+              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("haiku-4-5")),
         Model("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3.0, 15.0, 3.75, 6.0, 0.3,
               1024, STOP_REASON, "retired 2026-11-30", EARLIER_TOKENIZER, _doc("sonnet-4-5")),
         Model("claude-sonnet-4-20250514", "Claude Sonnet 4", None, None, None, None, None, None, None,

@@ -3,12 +3,14 @@
 Per ``compaction.core.models``: on the models the stop-reasons page names (Sonnet 4.5 and newer) the API
 accepts the request and the answer stops where the window ends, with ``stop_reason``
 "model_context_window_exceeded" (SDK ``StopReason``;
-https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons); on older models it
-refuses with the 400 "input length and `max_tokens` exceed context limit: N + M > W, ..." (the
-wording as quoted in https://github.com/docker/docker-agent/issues/569). An answer that fits in the
-room left ends as it would have: only an answer longer than the room is cut. The server's own
-choices, where the docs are silent: text is cut to the tokens that fit (cl100k, as the server counts
-everywhere), and a ``tool_use`` block that does not fit whole is left out, with every block after it.
+https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons); earlier models do the
+same only with the beta header ``model-context-window-exceeded-2025-08-26``, and without it (as
+the course's client asks) refuse with the 400 "input length and `max_tokens` exceed context limit:
+N + M > W, ..." (the wording as quoted in https://github.com/docker/docker-agent/issues/569).
+An answer that fits in the room left ends as it would have: only an answer longer than the room is
+cut. The server's own choices, where the docs are silent: text is cut to the tokens that fit (cl100k,
+as the server counts everywhere), and a ``tool_use`` block that does not fit whole is left out,
+with every block after it.
 """
 
 from __future__ import annotations

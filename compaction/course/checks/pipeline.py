@@ -222,49 +222,90 @@ ORDER_SETTINGS = {"max_chars": 10_000, "max_messages": 200, "keep_recent": 3}
 LARGE = 2_000 + MARKER_OVERHEAD  # a result longer than this is one the budget would persist
 
 
+def where_large_outputs_are(messages: list[dict], order: tuple[str, ...]) -> dict[str, str]:
+    """For one order, each large result of the newest message (by id): "list", "store" or "lost"."""
+    newest = {
+        b["tool_use_id"]: text_of(b["content"])
+        for b in messages[-1]["content"]
+        if b.get("type") == "tool_result" and len(text_of(b["content"])) > LARGE
+    }
+    with tempfile.TemporaryDirectory() as root:
+        out, store = list(messages), OutputStore(Path(root))
+        for layer in order:
+            if layer == "budget":
+                out = tool_result_budget(out, max_chars=ORDER_SETTINGS["max_chars"], store=store)
+            elif layer == "snip":
+                out = snip_compact(out, max_messages=ORDER_SETTINGS["max_messages"])
+            else:
+                out = micro_compact(out, keep_recent=ORDER_SETTINGS["keep_recent"])
+        kept = {
+            text_of(b["content"])
+            for m in out
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        }
+        on_disk = {p.read_text() for p in Path(root).rglob("*") if p.is_file()}
+    return {i: "list" if r in kept else "store" if r in on_disk else "lost" for i, r in newest.items()}
+
+
 def losing_orders_reference(messages: list[dict]) -> list[tuple[str, ...]]:
     """The orders of budget, snip and micro after which a large result of the newest message is nowhere whole.
 
     Large: longer than a marker (``LARGE`` characters), so budget would have kept it on disk; micro
     clearing a small result is by design (it can be run again, and the transcript keeps it).
     """
-    newest = [text_of(b["content"]) for b in messages[-1]["content"] if b.get("type") == "tool_result"]
-    newest = [r for r in newest if len(r) > LARGE]
-    losing = []
-    for order in itertools.permutations(("budget", "snip", "micro")):
-        with tempfile.TemporaryDirectory() as root:
-            out, store = list(messages), OutputStore(Path(root))
-            for layer in order:
-                if layer == "budget":
-                    out = tool_result_budget(out, max_chars=ORDER_SETTINGS["max_chars"], store=store)
-                elif layer == "snip":
-                    out = snip_compact(out, max_messages=ORDER_SETTINGS["max_messages"])
-                else:
-                    out = micro_compact(out, keep_recent=ORDER_SETTINGS["keep_recent"])
-            kept = {
-                text_of(b["content"])
-                for m in out
-                if isinstance(m["content"], list)
-                for b in m["content"]
-                if b.get("type") == "tool_result"
-            }
-            on_disk = {p.read_text() for p in Path(root).rglob("*") if p.is_file()}
-        if any(r not in kept and r not in on_disk for r in newest):
-            losing.append(order)
-    return losing
+    return [
+        order
+        for order in itertools.permutations(("budget", "snip", "micro"))
+        if "lost" in where_large_outputs_are(messages, order).values()
+    ]
+
+
+def _fate(messages: list[dict], order: tuple[str, ...]) -> str:
+    """One order's large outputs in words: "toolu_x (40,000 chars) lost", "... found in the store"."""
+    sizes = {
+        b["tool_use_id"]: len(text_of(b["content"]))
+        for b in messages[-1]["content"]
+        if b.get("type") == "tool_result"
+    }
+    places = where_large_outputs_are(messages, order)
+    return (
+        ", ".join(
+            f"{i} ({sizes[i]:,} chars) "
+            + ("lost: in neither the list nor the store" if at == "lost" else f"found in the {at}")
+            for i, at in places.items()
+        )
+        or "no large output"
+    )
 
 
 def _orders(fn: Callable, messages: list[dict], what: str) -> None:
     got, want = fn(copy.deepcopy(messages)), losing_orders_reference(messages)
     got = sorted(tuple(o) for o in got) if isinstance(got, (list, tuple, set)) else got
-    missing = [o for o in want if isinstance(got, list) and o not in got]
+    if not isinstance(got, list):
+        raise AssertionError(f"{what}: expected a list of orders (tuples of layer names), got {got!r}")
+    twice = sorted({o for o in got if got.count(o) > 1})
+    missing = [o for o in want if o not in got]
+    extra = [o for o in got if o not in want]
+    rows = [
+        f"order {' -> '.join(o)} loses an output, your list leaves it out: {_fate(messages, o)}"
+        for o in missing
+    ]
+    rows += [
+        f"order {' -> '.join(o)} is in your list, but loses nothing: {_fate(messages, o)}"
+        if len(o) == 3 and set(o) == {"budget", "snip", "micro"}
+        else f"{o!r} is not an order of budget, snip and micro"
+        for o in extra
+    ]
+    rows += [f"order {o!r} is in your list more than once" for o in twice]
     hint = (
-        f"; {missing} lose it too (a fresh OutputStore for each order: a store shared between orders"
+        " (if one OutputStore served every order: a store shared between orders"
         " already holds the file an earlier order saved)"
         if missing
         else ""
     )
-    assert got == sorted(want), f"{what}: expected {sorted(want)}, got {got!r}{hint}"
+    assert not rows, f"{what}: " + "; ".join(rows) + hint
 
 
 def check_losing_orders(losing_orders: Callable) -> CheckReport:
