@@ -16,6 +16,12 @@ settings.register_profile("ci", max_examples=500, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
+# pytest-xdist's workers start with COLUMNS=80 and LINES=24 that nobody chose; `compaction replay`
+# takes COLUMNS as its caller's table width, so the tests run without them (a test that wants a
+# width sets COLUMNS itself, as test_replay_cli does)
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the course's plugin unless ``-p`` already did (its own configure runs then)."""

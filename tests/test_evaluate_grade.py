@@ -9,7 +9,7 @@ from compaction.core.messages import assistant, tool_result, tool_use, user, val
 from compaction.evaluate.frontier import frontier_plot
 from compaction.evaluate.grade import ask_model, question_request
 from compaction.evaluate.probes import Probe
-from compaction.evaluate.replay.turns import replay_messages
+from compaction.evaluate.replay.engine import replay_messages
 
 CONTEXT = [
     user("Fix it. Never edit the tests."),

@@ -26,8 +26,9 @@ TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")  # what tempfile reads, on POSIX and 
 
 
 def parent_folder() -> Path:
-    """The folder every course run's temporary folder lives in."""
-    return Path(tempfile.gettempdir()) / PARENT
+    """The folder every course run's temporary folder lives in (a run started inside a run: the same one)."""
+    temp = Path(tempfile.gettempdir())
+    return next((folder for folder in (temp, *temp.parents) if folder.name == PARENT), temp / PARENT)
 
 
 def remove_stale(parent: Path, now: float | None = None) -> list[Path]:

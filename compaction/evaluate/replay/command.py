@@ -215,7 +215,9 @@ def _replay_one(
             )
             if runs[-1].refused and not too_big:
                 _say(errors, f"{path}: {name} {runs[-1].outcome}")
-    console.print(strategy_table(session, runs, path))
+    # the heading on a line of its own, never wrapped: a long path stays one line to copy
+    console.print(session_heading(session, runs, path), soft_wrap=True)
+    console.print(strategy_table(runs))
     if kept and any(run.events for run in runs):
         _say(console, f"What left the context is on disk under {workdir / path.stem}")
     return SessionReplay(session, runs, turn_index(session.messages), probes)
@@ -240,12 +242,15 @@ def problem_lines(session: ImportedSession, path: Path | str | None = None) -> l
     return lines
 
 
-def strategy_table(
-    session: ImportedSession, runs: list[StrategyRun], path: Path | str | None = None
-) -> Table:
-    """The terminal table of one session: the report's columns, identical strategies collapsed."""
+def session_heading(session: ImportedSession, runs: list[StrategyRun], path: Path | str | None = None) -> str:
+    """The line above a session's table: the file as given, and the window."""
     file = str(path) if path is not None else session.file
-    table = Table(title=redact(f"{file}: window {runs[0].window:,} tokens") if runs else redact(file))
+    return redact(f"{file}: window {runs[0].window:,} tokens") if runs else redact(file)
+
+
+def strategy_table(runs: list[StrategyRun]) -> Table:
+    """The terminal table of one session: the report's columns, identical strategies collapsed."""
+    table = Table()
     for name in COLUMNS:
         width = {"strategy": 36, "outcome": 60}.get(name)  # a merged row's sentence, a refusal's reason
         table.add_column(name, justify="right" if name in NUMERIC else "left", max_width=width)
