@@ -20,7 +20,8 @@ import time
 from compaction.agent.backend import connect
 from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import assistant, tool_result, tool_use, user
-from compaction.offline import PROJECT, OfflineServer, api
+from compaction.offline import PROJECT, OfflineServer
+from compaction.offline.server import api
 
 from .tables import table
 

@@ -12,7 +12,7 @@ import anthropic
 
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
-from compaction.offline.caching import ManualClock
+from compaction.offline.server.caching import ManualClock
 
 MODEL = "any-model-name"
 CONTEXT = "context-management-2025-06-27"

@@ -20,7 +20,7 @@ def offline_ready() -> bool:
     return (
         all(
             importlib.util.find_spec(name) is not None
-            for name in ("compaction.agent.backend", "compaction.offline.server")
+            for name in ("compaction.agent.backend", "compaction.offline.server.loopback")
         )
         and (ROOT / "compaction" / "offline" / "project" / "run_tests.py").exists()
     )

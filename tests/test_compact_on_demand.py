@@ -7,7 +7,7 @@ import pytest
 from compaction.agent.compact_on_demand import run_diagnosed, run_runner, should_compact
 from compaction.layers.prompt_cache import cache_breaks
 from compaction.layers.triggers import summary_threshold
-from compaction.offline.on_demand import sign
+from compaction.offline.server.on_demand import sign
 
 WINDOW = 8_000
 

@@ -11,7 +11,7 @@ from compaction.evaluate.recording import RecordingClient
 from compaction.evaluate.replay.turns import replay_offline
 from compaction.evaluate.server_summarize import ServerSummarize
 from compaction.evaluate.strategies import STRATEGIES
-from compaction.offline.on_demand import sign
+from compaction.offline.server.on_demand import sign
 
 
 def test_it_is_a_strategy_of_evaluate_and_replay():

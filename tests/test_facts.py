@@ -63,38 +63,42 @@ FACTS = [
     ),
     (
         "input + max_tokens over the window: the 400's wording",
-        "compaction/offline/overflow.py",
+        "compaction/offline/server/overflow.py",
         "docker/docker-agent/issues/569",
     ),
     (
         "compact_20260112: value must be at least 50,000 tokens",
-        "compaction/offline/context_config.py",
+        "compaction/offline/server/context_config.py",
         "build-with-claude/compaction",
     ),
     (
         "the API's wording for a trigger under the minimum",
-        "compaction/offline/context_config.py",
+        "compaction/offline/server/context_config.py",
         "LionSR/TeXRA/pull/2625",
     ),
     (
         "clear_tool_uses keep: number of tool uses to retain",
-        "compaction/offline/context_edits.py",
+        "compaction/offline/server/context_edits.py",
         "BetaToolUsesKeepParam",
     ),
     (
         "the cache lookback checks about 20 blocks before each breakpoint",
-        "compaction/offline/caching.py",
+        "compaction/offline/server/caching.py",
         "prompt-caching",
     ),
-    ("per-model cache minimum", "compaction/offline/caching.py", "anthropics/anthropic-sdk-python#1194"),
+    (
+        "per-model cache minimum",
+        "compaction/offline/server/caching.py",
+        "anthropics/anthropic-sdk-python#1194",
+    ),
     (
         "at most four cache breakpoints, the API's wording",
-        "compaction/offline/caching.py",
+        "compaction/offline/server/caching.py",
         "tghamm/Anthropic.SDK/issues/50",
     ),
     (
         "tool_use id pattern, the API's 400",
-        "compaction/offline/request.py",
+        "compaction/offline/server/request.py",
         "CommandCodeAI/command-code/issues/323",
     ),
     (
@@ -135,7 +139,7 @@ FACTS = [
     ),
     (
         "the window as the API reports it: ModelInfo.max_input_tokens",
-        "compaction/offline/models.py",
+        "compaction/offline/server/models.py",
         "anthropic/types/model_info.py",
     ),
     ("observation masking halves cost relative to a raw agent", "notebooks/13_evaluate.ipynb", "2508.21433"),

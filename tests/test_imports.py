@@ -159,3 +159,15 @@ def test_the_tier_is_read_from_the_folder():
     assert tier_of("levels.condense") < tier_of("course.checks.snip") < tier_of("__main__")
     assert tier_of("snip") is None  # a module left at the top of the package is in no tier
     assert tier_of("not_a_folder.module") is None
+
+
+def test_the_scripted_agent_never_imports_the_offline_server():
+    """The server asks the scripted agent for each turn; the agent knows nothing of HTTP or the server."""
+    wrong = [
+        f"{name} imports {target} at line {line}"
+        for name in MODULES
+        if name.startswith("offline.scripted")
+        for target, line, _ in package_edges(name)
+        if target.startswith("offline.server")
+    ]
+    assert wrong == []

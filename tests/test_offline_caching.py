@@ -15,7 +15,7 @@ from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 from compaction.core.messages import assistant, blocks, text, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
-from compaction.offline.caching import MIN_CACHEABLE_TOKENS, ManualClock, Prefix, PromptCache
+from compaction.offline.server.caching import MIN_CACHEABLE_TOKENS, ManualClock, Prefix, PromptCache
 
 SYSTEM_TEXT = "You are a careful reviewer. " * 200  # about 1,200 tokens: cacheable on its own
 SYSTEM = [{"type": "text", "text": SYSTEM_TEXT, "cache_control": {"type": "ephemeral"}}]

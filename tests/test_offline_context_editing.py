@@ -15,9 +15,9 @@ from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
-from compaction.offline.api import HEADER_CLEAR_IN_ROUNDS
-from compaction.offline.caching import ManualClock
-from compaction.offline.context_edits import PLACEHOLDER
+from compaction.offline.server.api import HEADER_CLEAR_IN_ROUNDS
+from compaction.offline.server.caching import ManualClock
+from compaction.offline.server.context_edits import PLACEHOLDER
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 
 from compaction.core.messages import user
 from compaction.offline import OfflineServer
-from compaction.offline.caching import ManualClock
-from compaction.offline.fields import COUNT_FIELDS, CREATE_FIELDS
+from compaction.offline.server.caching import ManualClock
+from compaction.offline.server.fields import COUNT_FIELDS, CREATE_FIELDS
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
-from compaction.offline.caching import ManualClock
-from compaction.offline.focus import focus_terms
-from compaction.offline.on_demand import BETA_ON_DEMAND, sign
+from compaction.offline.scripted.focus import focus_terms
+from compaction.offline.server.caching import ManualClock
+from compaction.offline.server.on_demand import BETA_ON_DEMAND, sign
 
 BETAS = [BETA_ON_DEMAND]
 

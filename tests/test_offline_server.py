@@ -21,7 +21,7 @@ from compaction.agent.backend import connect
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer, shared_server
-from compaction.offline.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
+from compaction.offline.server.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
 
 MODEL = "any-model-name"
 TOOLS = [{"name": "bash", "description": "Run a command.", "input_schema": {"type": "object"}}]

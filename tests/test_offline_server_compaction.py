@@ -19,8 +19,8 @@ from api_sessions import COMPACT, CONTEXT, MODEL, TOOLS, client_for, strict, too
 from compaction.core.messages import text, tool_result, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
-from compaction.offline.caching import ManualClock
-from compaction.offline.context_config import HEADER_COURSE_SCALE
+from compaction.offline.server.caching import ManualClock
+from compaction.offline.server.context_config import HEADER_COURSE_SCALE
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from compaction.core.messages import (
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT, is_summary_request
 from compaction.core.tokens import count_text
 from compaction.layers.summarize import compact_history
-from compaction.offline import plan, scenario, state
-from compaction.offline.summarizer import previous_sections, summarize
+from compaction.offline.scripted import plan, scenario, state
+from compaction.offline.scripted.summarizer import previous_sections, summarize
 
 
 @lru_cache(maxsize=2)

@@ -20,7 +20,8 @@ from compaction.agent.backend import connect
 from compaction.agent.loop import default_task, new_workspace, run_agent
 from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import blocks, tool_result, tool_use_blocks, user, validate
-from compaction.offline import PROJECT, plan, scenario, state
+from compaction.offline import PROJECT
+from compaction.offline.scripted import plan, scenario, state
 
 ID_RE = re.compile(r"^toolu_[0-9a-f]{24}$")
 FIRST_EDIT = next(i for i, s in enumerate(plan.PLAN, 1) if any(n == "edit_file" for n, _ in s.calls))

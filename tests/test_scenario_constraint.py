@@ -5,7 +5,7 @@ from __future__ import annotations
 from compaction.agent.backend import connect
 from compaction.agent.loop import new_workspace, run_agent
 from compaction.core.messages import tool_use_blocks, user
-from compaction.offline import plan
+from compaction.offline.scripted import plan
 
 FIX_STEP = 10  # the first fix: "Found it: top_words sorts by count only ..."
 

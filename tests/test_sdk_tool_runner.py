@@ -13,8 +13,8 @@ import warnings
 from anthropic import beta_tool
 
 from compaction.agent.backend import connect
-from compaction.offline.on_demand import BETA_ON_DEMAND, sign
-from compaction.offline.one_tool import CALLS
+from compaction.offline.scripted.one_tool import CALLS
+from compaction.offline.server.on_demand import BETA_ON_DEMAND, sign
 
 calls: list[str] = []
 

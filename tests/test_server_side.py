@@ -25,7 +25,7 @@ from compaction.agent.server_side import (
 )
 from compaction.core.messages import assistant, from_response, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
-from compaction.offline.context_edits import PLACEHOLDER
+from compaction.offline.server.context_edits import PLACEHOLDER
 
 MODEL = "claude-any"
 

@@ -16,14 +16,14 @@ import anthropic
 
 from compaction.core.models import CLAUDE_MODEL, DEFAULT_MODEL, default_model  # noqa: F401 - public here too
 from compaction.offline import shared_server
-from compaction.offline.api import (
+from compaction.offline.scripted.scenario import SCENARIOS
+from compaction.offline.server.api import (
     HEADER_CLEAR_IN_ROUNDS,
     HEADER_COURSE_SCALE,
     HEADER_SCENARIO,
     HEADER_SEED,
     HEADER_WINDOW,
 )
-from compaction.offline.scenario import SCENARIOS
 
 DEFAULT_WINDOW = 200_000
 BACKENDS = ("offline", "anthropic")
@@ -57,7 +57,7 @@ def connect(
 
     ``context_window``, ``scenario`` and ``seed`` configure the offline model only; the real API
     has its model's own window. ``course_scale`` and ``clear_in_rounds`` are the offline server's
-    own options, which the real API does not have (``compaction.offline.api``).
+    own options, which the real API does not have (``compaction.offline.server.api``).
     """
     if backend_name(backend) == "anthropic":
         key = os.environ.get("ANTHROPIC_API_KEY", "").strip()

@@ -38,7 +38,7 @@ from compaction.agent.tools import Workspace
 from compaction.core.messages import from_response, text_of
 from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, usage_input_tokens
-from compaction.offline.api import HEADER_CACHE_SCOPE
+from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
 
 BETA = "compact-2026-09-04"  # on-demand compaction (SDK BetaCompactionConfigParam)

@@ -37,7 +37,7 @@ from compaction.core.messages import Message, from_response, tool_result, tool_u
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import TokenCounter, estimate_tokens, usage_input_tokens
 from compaction.layers.recovery import recover_once
-from compaction.offline import scenario
+from compaction.offline.scripted import scenario
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a small Python project. Use the tools to look at the "

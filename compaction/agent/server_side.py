@@ -27,7 +27,7 @@ from compaction.agent.backend import backend_name, connect
 from compaction.agent.loop import SessionResult, new_workspace, run_agent
 from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.store import OutputStore
-from compaction.offline.api import HEADER_CACHE_SCOPE
+from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
 
 BETAS = {  # edit type -> the beta header it needs

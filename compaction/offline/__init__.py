@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from compaction.offline.server import OfflineServer
+from compaction.offline.server.loopback import OfflineServer
 
 PROJECT = Path(__file__).parent / "project"  # the practice project, copied into each workspace
 

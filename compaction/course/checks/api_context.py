@@ -33,7 +33,7 @@ TOOLS = [
 ]
 CONTEXT_BETA = "context-management-2025-06-27"
 ANSWER_TOKENS = inspect.signature(run_agent).parameters["max_tokens"].default  # what each call asks for
-ROUNDS = {"clear_in_rounds": True}  # the offline server's own option (compaction.offline.context_edits)
+ROUNDS = {"clear_in_rounds": True}  # the offline server's own option (offline.server.context_edits)
 
 
 # ---------------------------------------------------------------- the chapter's edit

@@ -33,7 +33,7 @@ from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
 from compaction.evaluate.strategies import Keeper, Passes, build
-from compaction.offline.state import last_marker
+from compaction.offline.scripted.state import last_marker
 
 
 @dataclass

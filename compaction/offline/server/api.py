@@ -27,13 +27,14 @@ from typing import Any
 from compaction.core.messages import blocks
 from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
-from compaction.offline import diagnostics, on_demand, overflow, scenario, server_compaction
-from compaction.offline.caching import PromptCache, canonical
-from compaction.offline.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact, betas_of  # noqa: F401
-from compaction.offline.context_edits import clear_thinking, clear_tool_uses
-from compaction.offline.errors import RequestError
-from compaction.offline.request import Request, checked
-from compaction.offline.usage import cached_usage, zero_usage
+from compaction.offline.scripted import scenario
+from compaction.offline.server import diagnostics, on_demand, overflow, server_compaction
+from compaction.offline.server.caching import PromptCache, canonical
+from compaction.offline.server.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact, betas_of  # noqa: F401
+from compaction.offline.server.context_edits import clear_thinking, clear_tool_uses
+from compaction.offline.server.errors import RequestError
+from compaction.offline.server.request import Request, checked
+from compaction.offline.server.usage import cached_usage, zero_usage
 
 DEFAULT_WINDOW = 200_000
 HEADER_WINDOW = "x-compaction-window"

@@ -34,8 +34,8 @@ from compaction.core.messages import blocks, text_of
 from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
-from compaction.offline import plan, state
-from compaction.offline.extract import neutral, short
+from compaction.offline.scripted import plan, state
+from compaction.offline.scripted.extract import neutral, short
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 MAX_SUMMARY_TOKENS = 4_000

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from compaction.core.summary_prompt import SECTIONS
-from compaction.offline.summarizer import previous_sections
+from compaction.offline.scripted.summarizer import previous_sections
 
 FOCUSED = ("Key Technical Concepts", "Files and Code Sections", "Errors and Fixes", "Problem Solving")
 PATH_RE = re.compile(r"(?<![\w/.-])(?:[\w-]+/)*[\w-]+\.[A-Za-z]\w*")  # textstats/counts.py, NOTES.md

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compaction.core.messages import blocks
-from compaction.offline.context_config import ClearThinking, ClearToolUses
+from compaction.offline.server.context_config import ClearThinking, ClearToolUses
 
 PLACEHOLDER = "[tool result cleared by context management]"  # the offline server's wording
 THINKING = ("thinking", "redacted_thinking")

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compaction.offline import api, diagnostics, models
-from compaction.offline.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
-from compaction.offline.caching import PromptCache
-from compaction.offline.errors import RequestError, error_body, request_id
+from compaction.offline.server import api, diagnostics, models
+from compaction.offline.server.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
+from compaction.offline.server.caching import PromptCache
+from compaction.offline.server.errors import RequestError, error_body, request_id
 
 
 class OfflineServer:

@@ -18,9 +18,9 @@ import hashlib
 import re
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
-from compaction.offline import plan, state
-from compaction.offline.one_tool import one_tool
-from compaction.offline.summarizer import is_summary_request, summarize
+from compaction.offline.scripted import plan, state
+from compaction.offline.scripted.one_tool import one_tool
+from compaction.offline.scripted.summarizer import is_summary_request, summarize
 
 TASK = plan.TASK
 DEFAULT_SCENARIO = "textstats"

@@ -9,7 +9,7 @@ Deliberately left out: reading file contents or diffs; only the calls and result
 from __future__ import annotations
 
 from compaction.core.messages import blocks, text_of
-from compaction.offline import state
+from compaction.offline.scripted import state
 
 LANGUAGES = {".py": "Python", ".md": "Markdown", ".txt": "plain text", ".json": "JSON", ".toml": "TOML"}
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from compaction.core.messages import blocks
-from compaction.offline.caching import canonical
-from compaction.offline.errors import RequestError
+from compaction.offline.server.caching import canonical
+from compaction.offline.server.errors import RequestError
 
 OTHER_PROMPT_FIELDS = ("thinking", "tool_choice")  # "other prompt-affecting parameters" (SDK)
 KEEP = 10_000

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compaction.offline.errors import RequestError
+from compaction.offline.server.errors import RequestError
 
 BETA_CONTEXT = "context-management-2025-06-27"
 BETA_COMPACT = "compact-2026-01-12"

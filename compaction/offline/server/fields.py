@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compaction.offline.errors import RequestError
+from compaction.offline.server.errors import RequestError
 
 COUNT_FIELDS = frozenset(
     {

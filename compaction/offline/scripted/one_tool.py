@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from compaction.core.messages import text, tool_use
-from compaction.offline import state
+from compaction.offline.scripted import state
 
 CALLS = 3
 

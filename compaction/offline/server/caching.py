@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from compaction.offline.errors import RequestError
+from compaction.offline.server.errors import RequestError
 
 MIN_CACHEABLE_TOKENS = 1024
 MAX_BREAKPOINTS = 4

@@ -15,7 +15,7 @@ documented. The offline server's own choice: the request is the conversation plu
 prompt (``summary_request``), reported as uncached input (cache read and write 0), so its entry
 is larger than the context it closes and its cost an upper bound.
 
-The offline summary comes from ``compaction.offline.summarizer`` (extractive, the course's nine
+The offline summary comes from ``compaction.offline.scripted.summarizer`` (extractive, the course's nine
 sections), asked with the course's own summary prompt; ``instructions`` join that prompt and count
 in the compaction's input tokens, but an extractive summarizer cannot follow them.
 Deliberately left out: ``encrypted_content``, ``signature`` and ``tool_changes``.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from compaction.core.messages import blocks, text
 from compaction.core.summary_prompt import SUMMARY_PROMPT
-from compaction.offline.summarizer import summarize
+from compaction.offline.scripted.summarizer import summarize
 
 SUMMARY_RE_OPEN, SUMMARY_RE_CLOSE = "<summary>", "</summary>"
 

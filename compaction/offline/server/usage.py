@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from compaction.core.messages import blocks
 from compaction.core.tokens import count_text, estimate_tokens, message_tokens
-from compaction.offline.caching import Prefix, PromptCache
-from compaction.offline.request import Request
+from compaction.offline.server.caching import Prefix, PromptCache
+from compaction.offline.server.request import Request
 
 
 def zero_usage() -> dict:

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import InvalidConversation, blocks, validate
-from compaction.offline.context_config import Edit, betas_of, course_scale, parse
-from compaction.offline.errors import RequestError
-from compaction.offline.fields import check_fields
-from compaction.offline.on_demand import check_blocks, opens_with_compaction
-from compaction.offline.turns import merge_turns
+from compaction.offline.server.context_config import Edit, betas_of, course_scale, parse
+from compaction.offline.server.errors import RequestError
+from compaction.offline.server.fields import check_fields
+from compaction.offline.server.on_demand import check_blocks, opens_with_compaction
+from compaction.offline.server.turns import merge_turns
 
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
 

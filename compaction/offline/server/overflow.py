@@ -19,7 +19,7 @@ import json
 
 from compaction.core.models import REFUSE, behaves_as
 from compaction.core.tokens import count_text, encoding
-from compaction.offline.errors import RequestError
+from compaction.offline.server.errors import RequestError
 
 
 def block_tokens(block: dict) -> int:

@@ -33,11 +33,15 @@ from typing import Any
 
 from compaction.core.messages import blocks, text
 from compaction.core.summary_prompt import SUMMARY_PROMPT
-from compaction.offline.caching import canonical
-from compaction.offline.errors import RequestError
-from compaction.offline.focus import focused
-from compaction.offline.server_compaction import SUMMARY_RE_CLOSE, SUMMARY_RE_OPEN, from_last_compaction
-from compaction.offline.summarizer import summarize
+from compaction.offline.scripted.focus import focused
+from compaction.offline.scripted.summarizer import summarize
+from compaction.offline.server.caching import canonical
+from compaction.offline.server.errors import RequestError
+from compaction.offline.server.server_compaction import (
+    SUMMARY_RE_CLOSE,
+    SUMMARY_RE_OPEN,
+    from_last_compaction,
+)
 
 BETA_ON_DEMAND = "compact-2026-09-04"
 SIGNING_KEY = b"compaction-course-offline-model"  # no secret: it only tells an edited summary apart

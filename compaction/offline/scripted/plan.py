@@ -4,7 +4,7 @@ A step belongs to a work item, says one or two sentences, and makes one or a few
 (glob, read_file, bash, edit_file). Every ``edit_file`` carries ``old_text`` copied from the
 real file as it stands at that point of the plan, so the edits apply for real (a test applies
 the whole plan to a copy of the project and runs its tests). The plan only says what to do;
-deciding which step comes next, and re-reading files, is ``compaction.offline.scenario``.
+deciding which step comes next, and re-reading files, is ``compaction.offline.scripted.scenario``.
 Every command prints the same bytes on every machine: no versions, no timings, GNU and BSD tools
 alike (``grep -E``, ``grep -c``), and output spanning files goes through ``LC_ALL=C sort``.
 """
