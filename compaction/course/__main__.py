@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import nbformat
@@ -23,20 +23,21 @@ from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, failing_rows, report_texts, run_notebook
 
 
-def _cmd_lab(args: argparse.Namespace) -> int:
+def _course_command(run: Callable[[Path], int]) -> int:
+    """Run a course command in the course's root; a CourseError is one line on stderr and exit 2."""
     try:
-        return run_lab(course_root(), args.lab_args)
+        return run(course_root())
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _cmd_lab(args: argparse.Namespace) -> int:
+    return _course_command(lambda root: run_lab(root, args.lab_args))
 
 
 def _cmd_test(args: argparse.Namespace) -> int:
-    try:
-        return run_tests(course_root(), args.workers)
-    except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return _course_command(lambda root: run_tests(root, args.workers))
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
