@@ -57,7 +57,7 @@ OUTCOMES = {
 
 
 def check_circuit_breaker(make: Callable[[int], object]) -> CheckReport:
-    """``make(max_failures)``: an object with ``record(success)`` and ``is_open``, as the package's breaker."""
+    """``make(max_failures)``: an object with ``record(success)`` and ``is_open``, as the package's."""
 
     def case_for(outcomes, limit, rule):
         def case():
