@@ -40,8 +40,11 @@ def test_every_row_is_sourced_and_names_a_known_overflow_behaviour():
     assert WINDOW_EXCEEDED in typing.get_args(StopReason)  # the wire value is the SDK's
     for row in MODELS.values():
         assert row.source.startswith("https://") and row.overflow in (STOP_REASON, REFUSE)
-        if row.input_price is not None:
-            assert row.cache_read == pytest.approx(row.input_price / 10)  # the documented 0.1x
+        if row.input_price is not None:  # the pricing page: 0.05x on Sonnet 5.5, else the 0.1x multiplier
+            read = 0.05 if row.id == "claude-sonnet-5-5" else 0.1
+            assert row.cache_read == pytest.approx(row.input_price * read)
+            assert row.cache_write_5m == pytest.approx(row.input_price * 1.25)
+            assert row.cache_write_1h == pytest.approx(row.input_price * 2)
     assert model("claude-haiku-4-5-20251001") is MODELS["claude-haiku-4-5"]
     assert behaves_as("some-future-model") is MODELS[CLAUDE_MODEL]
 
