@@ -122,3 +122,14 @@ def test_a_2000_token_prefix_is_cached_only_on_a_model_whose_minimum_it_reaches(
     )
     assert (answer.usage.cache_creation_input_tokens > 0) is written
     assert MODELS[name].cache_minimum == (1024 if written else 4096)
+
+
+@pytest.mark.parametrize(("name", "written"), [(CLAUDE_MODEL, True), ("claude-sonnet-5", False)])
+def test_a_700_token_prefix_is_cached_on_the_default_model_and_not_on_sonnet_5(name, written):
+    client = connect(context_window=200_000).with_options(default_headers={"x-compaction-cache-scope": name})
+    system = [{"type": "text", "text": filler(700), "cache_control": {"type": "ephemeral"}}]
+    answer = client.messages.create(
+        model=name, max_tokens=64, system=system, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert (answer.usage.cache_creation_input_tokens > 0) is written
+    assert MODELS[name].cache_minimum == (512 if written else 1024)  # the prompt-caching page
