@@ -117,19 +117,24 @@ FACTS = [
         "CommandCodeAI/command-code/issues/323",
     ),
     (
-        "Claude Code keeps up to five recently read files after a summary",
+        "Claude Code re-reads up to five files of at most 5,000 tokens after a summary",
         "compaction/layers/restore.py",
-        "zzet/gortex#70",
+        "code.claude.com/docs/en/context-window",
     ),
     (
-        "Claude Code's 13,000-token buffer and 20,000 reserved for the summary",
+        "the 50,000-token restoration budget, the seed's reading of Claude Code",
+        "compaction/layers/restore.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
+    ),
+    (
+        "Claude Code's 13,000-token buffer",
         "compaction/layers/triggers.py",
         "anthropics/claude-code#12004",
     ),
     (
         "Claude Code's summary cap of 20,000 output tokens",
-        "compaction/layers/summarize.py",
-        "anthropics/claude-code#8136",
+        "compaction/layers/triggers.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
     ),
     (
         "Claude Code's breaker opens after 3 failures",
