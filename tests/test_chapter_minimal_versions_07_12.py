@@ -17,6 +17,7 @@ from compaction.core.api_errors import is_prompt_too_long
 from compaction.core.messages import text_of
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.placeholders import restored_path
+from compaction.core.tokens import count_text
 from compaction.core.transcript import read_transcript
 from compaction.course.checks.levels import level_sessions, sample_grep
 from compaction.course.checks.messages import course_sessions
@@ -113,6 +114,19 @@ def test_08_restore_recent_restores_what_the_package_restores_minus_files_the_ag
     assert ours == [p for p in paths if p in ours]
     blocks_ours = ns["restore_recent"](messages, workspace, max_files=100)
     assert all(b in package for b in blocks_ours)  # the same block, byte for byte, where both restore
+
+
+def test_08_restore_within_keeps_the_newest_files_up_to_the_first_that_does_not_fit():
+    """Chapter 08's budget stops at the first file past it; a file that reaches it exactly fits."""
+    ns = chapter("08_restore_and_breaker.ipynb", "last_reads", "as_read", "restore_recent", "restore_within")
+    messages, workspace = restore_session()
+    everything = ns["restore_recent"](messages, workspace, max_files=100)
+    sizes = [count_text(block["text"], "tiktoken") for block in everything]
+    assert len(sizes) >= 2
+    for budget in (0, sizes[0] - 1, sizes[0], sizes[0] + sizes[1] - 1, sum(sizes)):
+        fits = sum(1 for k in range(1, len(sizes) + 1) if sum(sizes[:k]) <= budget)
+        got = ns["restore_within"](messages, workspace, max_files=100, max_tokens=budget)
+        assert got == everything[:fits], budget
 
 
 # ------------------------------------------------------------ chapter 09: the reactive layer

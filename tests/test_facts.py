@@ -197,7 +197,7 @@ ALLOWED = {
         "a table of the course's own layers and their chapter numbers"
     ),
     ("05_micro.ipynb", "The transcript chapter 07 writes, and the prompt"): "the number is a chapter number",
-    ("05_micro.ipynb", "**What it leaves out:** the list still grows"): (
+    ("05_micro.ipynb", "**What it leaves out:** alone, it only slows"): (
         "the chapter's summary of its own measurements, sourced in the cells above"
     ),
     ("06_pipeline.ipynb", "Now the cost: run the agent's first 80 calls"): (
