@@ -57,9 +57,9 @@ FACTS = [
         "models/sonnet-5/overview",
     ),
     (
-        "about 30% more tokens: a third party's reading, named as such",
+        "about 30% more tokens on the newer tokenizer",
         "compaction/core/models.py",
-        "Oxen.ai's model page",
+        "build-with-claude/token-counting",
     ),
     (
         "Claude Sonnet 5.5's cache reads are 0.05x the input price ($0.10/M)",
