@@ -57,9 +57,9 @@ FACTS = [
         "models/sonnet-5/overview",
     ),
     (
-        "about 30% more tokens: a third party's reading, named as such",
+        "about 30% more tokens on the newer tokenizer",
         "compaction/core/models.py",
-        "Oxen.ai's model page",
+        "build-with-claude/token-counting",
     ),
     (
         "Claude Sonnet 5.5's cache reads are 0.05x the input price ($0.10/M)",
@@ -223,9 +223,6 @@ ALLOWED = {
     ),
     ("14_api_context_management.ipynb", "The course's pipeline broke the cache most often"): (
         "the course's own measurements of the four strategies"
-    ),
-    ("16_on_demand_compaction.ipynb", "## Compared: on demand, at a threshold"): (
-        "the course's own measurement: chapter 13's probes on the offline session"
     ),
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
