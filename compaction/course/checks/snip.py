@@ -28,7 +28,7 @@ from compaction.core.messages import (
 from compaction.core.placeholders import snip_placeholder
 from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
+from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.snip import snip_compact, user_words
 
 GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]
@@ -78,7 +78,7 @@ def _same(fn: Callable, reference: Callable, name: str, messages: list[dict], **
     given = copy.deepcopy(messages)
     got = fn(given, **kwargs)
     where = f"{name}, {', '.join(f'{k}={v}' for k, v in kwargs.items())}"
-    assert given == messages, f"{where}: the input list was changed; build a new list instead"
+    assert_unchanged(given, messages, where)
     if "max_messages" in kwargs and isinstance(got, list) and len(got) > kwargs["max_messages"]:
         raise AssertionError(f"{where}: {len(got)} messages kept, more than max_messages")
     if isinstance(got, list) and got:
