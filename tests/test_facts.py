@@ -224,9 +224,6 @@ ALLOWED = {
     ("14_api_context_management.ipynb", "The course's pipeline broke the cache most often"): (
         "the course's own measurements of the four strategies"
     ),
-    ("16_on_demand_compaction.ipynb", "## Compared: on demand, at a threshold"): (
-        "the course's own measurement: chapter 13's probes on the offline session"
-    ),
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
     ),

@@ -42,6 +42,11 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   an Anthropic page. The comparison is with the tokenizer of Sonnet 4.6 and earlier, so the rows say
   no more than "new" vs "earlier". The offline server counts every model with tiktoken's cl100k,
   which is none of Claude's tokenizers;
+* the default ``keep`` of ``clear_thinking_20251015``: the context-editing page's configuration table
+  (https://platform.claude.com/docs/en/build-with-claude/context-editing) gives it per model, "Opus
+  4.5+ and Sonnet 4.6+: all turns ... Earlier Opus/Sonnet and all Haiku: last turn only";
+* Claude Opus 4.5's deprecation: the installed SDK warns "deprecated and will reach end-of-life on
+  January 22nd, 2027" (``anthropic/_data/deprecated_models.py``);
 * Claude Sonnet 4's retirement (June 15, 2026) as the release notes report it, recorded in
   ottto-ai/ai-provider-watch's ``2026-06-15-anthropic-sonnet-4-opus-4-retirement.json``.
 
@@ -83,6 +88,7 @@ class Model:
     status: str  # "active", "legacy", "deprecated" or "retired" (with its date)
     tokenizer: str
     source: str
+    thinking_kept: int | None = 1  # clear_thinking_20251015's default ``keep``: turns (None: all)
 
 
 def _doc(slug: str) -> str:
@@ -97,13 +103,13 @@ MODELS: dict[str, Model] = {
     m.id: m
     for m in (
         Model("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.1,
-              512, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5")),
+              512, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5"), None),
         Model("claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
-              1024, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5")),
+              1024, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5"), None),
         Model("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5.0, 25.0, 6.25, 10.0, 0.5,
-              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-6")),
+              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-6"), None),
         Model("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5.0, 25.0, 6.25, 10.0, 0.5,
-              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-5")),
+              4096, STOP_REASON, "deprecated, retires 2027-01-22", EARLIER_TOKENIZER, _doc("opus-4-5"), None),
         Model("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1.0, 5.0, 1.25, 2.0, 0.1,
               4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("haiku-4-5")),
         Model("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3.0, 15.0, 3.75, 6.0, 0.3,
