@@ -17,6 +17,7 @@ from compaction.core.api_errors import is_prompt_too_long
 from compaction.core.messages import text_of
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.placeholders import restored_path
+from compaction.core.tokens import count_text
 from compaction.core.transcript import read_transcript
 from compaction.course.checks.levels import level_sessions, sample_grep
 from compaction.course.checks.messages import course_sessions
@@ -34,8 +35,9 @@ from compaction.levels.locations import missing_references
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def chapter(name: str, *functions: str) -> dict:
-    """The namespace after the chapter's imports, constants and the cells that define ``functions``."""
+def chapter(name: str, *functions: str, final: bool = False) -> dict:
+    """The namespace after the chapter's imports, constants and the cells that define ``functions``
+    (the first cell that defines each; with ``final``, the last: the version the chapter ends with)."""
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     code = [cell.source for cell in nb.cells if cell.cell_type == "code"]
     setup = []
@@ -53,7 +55,8 @@ def chapter(name: str, *functions: str) -> dict:
     for function in functions:
         cells = [s for s in code if re.search(rf"^def {function}\(", s, re.MULTILINE)]
         assert cells, f"{name} defines no function {function}"
-        tree = ast.parse(cells[0])
+        cell = cells[-1] if final else cells[0]
+        tree = ast.parse(cell)
         defs = [  # the cell's functions, classes and UPPER_CASE constants (a compiled pattern, say)
             n
             for n in tree.body
@@ -63,7 +66,7 @@ def chapter(name: str, *functions: str) -> dict:
                 and all(isinstance(t, ast.Name) and t.id.isupper() for t in n.targets)
             )
         ]
-        exec("\n\n".join(ast.get_source_segment(cells[0], n) for n in defs), namespace)  # noqa: S102
+        exec("\n\n".join(ast.get_source_segment(cell, n) for n in defs), namespace)  # noqa: S102
     return namespace
 
 
@@ -115,6 +118,19 @@ def test_08_restore_recent_restores_what_the_package_restores_minus_files_the_ag
     assert all(b in package for b in blocks_ours)  # the same block, byte for byte, where both restore
 
 
+def test_08_restore_within_keeps_the_newest_files_up_to_the_first_that_does_not_fit():
+    """Chapter 08's budget stops at the first file past it; a file that reaches it exactly fits."""
+    ns = chapter("08_restore_and_breaker.ipynb", "last_reads", "as_read", "restore_recent", "restore_within")
+    messages, workspace = restore_session()
+    everything = ns["restore_recent"](messages, workspace, max_files=100)
+    sizes = [count_text(block["text"], "tiktoken") for block in everything]
+    assert len(sizes) >= 2
+    for budget in (0, sizes[0] - 1, sizes[0], sizes[0] + sizes[1] - 1, sum(sizes)):
+        fits = sum(1 for k in range(1, len(sizes) + 1) if sum(sizes[:k]) <= budget)
+        got = ns["restore_within"](messages, workspace, max_files=100, max_tokens=budget)
+        assert got == everything[:fits], budget
+
+
 # ------------------------------------------------------------ chapter 09: the reactive layer
 
 
@@ -160,6 +176,6 @@ def test_10_summary_threshold_is_the_package_threshold():
 
 
 def test_12_files_modified_is_the_package_list_on_every_course_session():
-    ns = chapter("12_phases_and_checkpoints.ipynb", "files_modified")
+    ns = chapter("12_phases_and_checkpoints.ipynb", "old_text_of", "change_of", "files_modified", final=True)
     for messages in level_sessions() + course_lists():
         assert ns["files_modified"](messages) == package_files_modified(messages)

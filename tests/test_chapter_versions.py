@@ -43,7 +43,8 @@ def chapter_functions(chapter: str, *cell_ids: str) -> dict:
 
 
 def test_01_first_problem_agrees_with_validate_on_the_rules_it_builds():
-    first_problem = chapter_functions("01_messages", "first-problem")["first_problem"]
+    cells = ("role-problem", "results-problem", "unanswered", "first-problem")
+    first_problem = chapter_functions("01_messages", *cells)["first_problem"]
     for session in message_checks.course_sessions():
         assert first_problem(session) is None
         for kind, lists in message_checks.form_breaks(session).items():
@@ -62,20 +63,20 @@ def test_02_anchored_count_agrees_with_token_counter():
 
 
 def test_03_budget_agrees_with_tool_result_budget(tmp_path):
-    budget = chapter_functions("03_store_and_budget", "budget")["budget"]
+    budget = chapter_functions("03_store_and_budget", "persist", "budget")["budget"]
     report = budget_checks.check_budget(budget)
     assert report.passed, str(report)
 
 
 def test_04_snip_agrees_with_snip_compact_on_a_first_snip():
-    snip = chapter_functions("04_snip", "snip")["snip"]
+    snip = chapter_functions("04_snip", "head-end", "tail-start", "snip")["snip"]
     report = snip_checks.check_snip(snip)
     assert report.passed, str(report)
 
 
 def test_04_the_finished_snip_folds_earlier_notes_like_snip_compact():
-    first = chapter_functions("04_snip", "snip")["snip"]
-    snip = chapter_functions("04_snip", "snip-fold")["snip"]
+    first = chapter_functions("04_snip", "head-end", "tail-start", "snip")["snip"]
+    snip = chapter_functions("04_snip", "head-end", "tail-start", "snip-fold")["snip"]
     assert snip_checks.check_snip(snip).passed
     session = snip_checks.parallel_session()
     for sizes in [(25, 20), (24, 18, 12), (20, 16, 12, 8)]:
@@ -89,7 +90,7 @@ def test_04_the_finished_snip_folds_earlier_notes_like_snip_compact():
 
 
 def test_05_micro_with_the_package_note_is_micro_compact():
-    found = chapter_functions("05_micro", "note", "micro")
+    found = chapter_functions("05_micro", "note", "result-spots", "stays", "micro")
     report = micro_checks.check_micro(found["micro"], found["note_for"])
     assert report.passed, str(report)
 

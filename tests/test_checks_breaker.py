@@ -5,6 +5,7 @@ from __future__ import annotations
 from check_cases import check_tests
 
 from compaction.course.checks import breaker as checks
+from compaction.layers.triggers import CircuitBreaker
 
 
 def opened_counting_all_failures(events, max_failures=3):
@@ -68,7 +69,59 @@ def opened_with_a_streak_list(events, max_failures=3):
     return None
 
 
+class CountsEveryFailure:
+    """Wrong: counts failures in all, a success never resets the count (chapter 08's naive breaker)."""
+
+    def __init__(self, max_failures=3):
+        self.max_failures, self.failures = max_failures, 0
+
+    @property
+    def is_open(self):
+        return self.failures >= self.max_failures
+
+    def record(self, success):
+        self.failures += 0 if success else 1
+
+
+class OpensOneLate(CountsEveryFailure):
+    """Wrong: > instead of >=, open only after one failure more than max_failures."""
+
+    @property
+    def is_open(self):
+        return self.failures > self.max_failures
+
+    def record(self, success):
+        self.failures = 0 if success else self.failures + 1
+
+
+class ClosesOnItsOwn(CountsEveryFailure):
+    """Wrong: open at max_failures, then forgets and tries again on the next failure."""
+
+    def record(self, success):
+        self.failures = 0 if success or self.failures >= self.max_failures else self.failures + 1
+
+
+class LastOutcomes:
+    """Right, another way: keeps the newest outcomes and is open when the last max_failures all failed."""
+
+    def __init__(self, max_failures=3):
+        self.limit, self.outcomes = max_failures, []
+
+    def record(self, success):
+        self.outcomes = [*self.outcomes, success][-self.limit :]
+
+    @property
+    def is_open(self):
+        return len(self.outcomes) == self.limit and not any(self.outcomes)
+
+
+def package_breaker(max_failures):
+    """The package's breaker, made as the check makes a learner's."""
+    return CircuitBreaker(max_failures)
+
+
 CASES = [
+    (checks.check_circuit_breaker, package_breaker, [CountsEveryFailure, OpensOneLate, ClosesOnItsOwn]),
     (
         checks.check_breaker_opened_at,
         checks.opened_at,
@@ -89,3 +142,7 @@ test_each_check_passes_the_package_and_fails_a_stub, test_each_check_rejects_kno
 
 def test_a_right_answer_written_differently_passes():
     assert checks.check_breaker_opened_at(opened_with_a_streak_list).passed
+
+
+def test_a_breaker_written_differently_passes():
+    assert checks.check_circuit_breaker(LastOutcomes).passed

@@ -36,7 +36,7 @@ def cache_cost_by_prefix(requests):
     for request in requests:
         k = shared_prefix(before, request)
         costs = [message_tokens(m, "tiktoken") for m in request]
-        total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
+        total += checks.READ * sum(costs[:k]) + checks.WRITE * sum(costs[k:])
         before = request
     return total
 
@@ -113,7 +113,7 @@ def cost_without_cache(requests):
 
 def cost_appends_as_writes_only(requests):
     """Reads nothing: every request written whole."""
-    return 1.25 * cost_without_cache(requests)
+    return checks.WRITE * cost_without_cache(requests)
 
 
 def cost_prefix_off_by_one(requests):
@@ -121,7 +121,7 @@ def cost_prefix_off_by_one(requests):
     for request in requests:
         k = max(0, shared_prefix(before, request) - 1)
         costs = [message_tokens(m, "tiktoken") for m in request]
-        total += 0.1 * sum(costs[:k]) + 1.25 * sum(costs[k:])
+        total += checks.READ * sum(costs[:k]) + checks.WRITE * sum(costs[k:])
         before = request
     return total
 
@@ -132,7 +132,7 @@ def cost_zip_sum(requests):
     for request in requests:
         for k, m in enumerate(request):
             same = k < len(before) and before[k] == m
-            total += (0.1 if same else 1.25) * message_tokens(m, "tiktoken")
+            total += (checks.READ if same else checks.WRITE) * message_tokens(m, "tiktoken")
         before = request
     return total
 
@@ -140,7 +140,8 @@ def cost_zip_sum(requests):
 def cost_first_request_free(requests):
     """Prices each request against the one before it, but skips the first: nothing before it."""
     return (
-        cache_cost_by_prefix(requests) - 1.25 * sum(message_tokens(m, "tiktoken") for m in requests[0])
+        cache_cost_by_prefix(requests)
+        - checks.WRITE * sum(message_tokens(m, "tiktoken") for m in requests[0])
         if (requests)
         else 0.0
     )

@@ -1,4 +1,4 @@
-"""Prompt-cache pricing: reads at 0.1, writes at 1.25 of the base input price; a change re-writes the rest."""
+"""Prompt-cache pricing: reads and writes at the default model's multiples; a change re-writes the rest."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ def req(*messages, framing=0, summary=False):
 
 
 def test_the_published_multipliers():
-    assert (CACHE_WRITE, CACHE_READ) == (1.25, 0.1)
+    assert (CACHE_WRITE, CACHE_READ) == (1.25, 0.05)  # Claude Sonnet 5.5's row: the pricing page
 
 
 def test_an_appended_turn_reads_the_prefix_and_writes_only_what_is_new():
     cost = price([req(A), req(A, B), req(A, B, C)], tokens)
     assert (cost.read, cost.written, cost.sent, cost.breaks) == (100 + 120, 150, 100 + 120 + 150, 0)
-    assert cost.units == pytest.approx(0.1 * 220 + 1.25 * 150)
-    assert cost.per_request == pytest.approx([125.0, 10 + 25, 12 + 37.5])
+    assert cost.units == pytest.approx(0.05 * 220 + 1.25 * 150)
+    assert cost.per_request == pytest.approx([125.0, 0.05 * 100 + 25, 0.05 * 120 + 37.5])
 
 
 def test_changing_an_earlier_message_breaks_the_cache_from_there():

@@ -33,10 +33,11 @@ def test_an_answer_is_graded_by_the_probes_evidence():
     assert wrong["err"][1] is False
 
 
-def test_the_frontier_plot_labels_every_strategy_and_shares_a_label_at_one_point():
+def test_the_frontier_plot_names_every_strategy_and_shares_a_legend_entry_at_one_point():
     replays = [replay_messages(CONTEXT, name, window=4_000, probes=[PROBE]) for name in ("none", "masking 3")]
     axes = frontier_plot(replays).axes[0]
-    assert [t.get_text() for t in axes.texts] == ["none = masking 3"]  # the same point, one label
+    names = [t.get_text() for t in axes.get_legend().get_texts()]
+    assert names == ["none = masking 3 (100%, 100%)"]  # the same point, one entry with its figures
     assert axes.get_xlabel().startswith("cost with prompt caching")
     with pytest.raises(ValueError, match="needs the 'none' replay"):
         frontier_plot(replays[1:])

@@ -41,9 +41,9 @@ FACTS = [
         "sonnet-4-5",
     ),
     (
-        "cache minimum 4,096 for Opus 4.5/4.6 and Haiku 4.5, 1,024 for Sonnet 4.5/4.6 and Sonnet 4",
+        "cache minimum 512 for Sonnet 5.5, 1,024 for Sonnet 5/4.5/4, 4,096 for Opus 4.5/4.6 and Haiku 4.5",
         "compaction/core/models.py",
-        "anthropics/anthropic-sdk-python#1194",
+        "prompt-caching#cache-limitations",
     ),
     (
         "model_context_window_exceeded on Sonnet 4.5 and newer; older models refuse with the 400",
@@ -52,14 +52,29 @@ FACTS = [
     ),
     ("the stop reason's wire value", "compaction/core/models.py", "anthropic/types/stop_reason.py"),
     (
-        "Claude Sonnet 5's tokenizer: about 30% more tokens for the same text",
+        "Claude Sonnet 5's tokenizer is new and counts the same text as more tokens",
         "compaction/core/models.py",
-        "docs.oxen.ai/inference-api/reference/models/claude-sonnet-5",
+        "models/sonnet-5/overview",
     ),
     (
-        "cache writes 1.25x (5m) and 2x (1h), reads 0.1x the input price",
+        "about 30% more tokens on the newer tokenizer",
+        "compaction/core/models.py",
+        "build-with-claude/token-counting",
+    ),
+    (
+        "Claude Sonnet 5.5's cache reads are 0.05x the input price ($0.10/M)",
+        "compaction/core/models.py",
+        "about-claude/pricing",
+    ),
+    (
+        "Claude Haiku 4.5 is legacy, with a migration guide to Haiku 5.5",
+        "compaction/core/models.py",
+        "models/haiku-5-5/migration-guide",
+    ),
+    (
+        "cache prices as multiples of the input price, read from the default model's row",
         "compaction/agent/server_side.py",
-        "prompt-caching",
+        "MODELS[CLAUDE_MODEL]",
     ),
     (
         "input + max_tokens over the window: the 400's wording",
@@ -89,7 +104,7 @@ FACTS = [
     (
         "per-model cache minimum",
         "compaction/offline/server/caching.py",
-        "anthropics/anthropic-sdk-python#1194",
+        "prompt-caching#cache-limitations",
     ),
     (
         "at most four cache breakpoints, the API's wording",
@@ -102,19 +117,24 @@ FACTS = [
         "CommandCodeAI/command-code/issues/323",
     ),
     (
-        "Claude Code keeps up to five recently read files after a summary",
+        "Claude Code re-reads up to five files of at most 5,000 tokens after a summary",
         "compaction/layers/restore.py",
-        "zzet/gortex#70",
+        "code.claude.com/docs/en/context-window",
     ),
     (
-        "Claude Code's 13,000-token buffer and 20,000 reserved for the summary",
+        "the 50,000-token restoration budget, the seed's reading of Claude Code",
+        "compaction/layers/restore.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
+    ),
+    (
+        "Claude Code's 13,000-token buffer",
         "compaction/layers/triggers.py",
         "anthropics/claude-code#12004",
     ),
     (
         "Claude Code's summary cap of 20,000 output tokens",
-        "compaction/layers/summarize.py",
-        "anthropics/claude-code#8136",
+        "compaction/layers/triggers.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
     ),
     (
         "Claude Code's breaker opens after 3 failures",
@@ -177,7 +197,7 @@ ALLOWED = {
         "a table of the course's own layers and their chapter numbers"
     ),
     ("05_micro.ipynb", "The transcript chapter 07 writes, and the prompt"): "the number is a chapter number",
-    ("05_micro.ipynb", "**What it leaves out:** the list still grows"): (
+    ("05_micro.ipynb", "**What it leaves out:** alone, it only slows"): (
         "the chapter's summary of its own measurements, sourced in the cells above"
     ),
     ("06_pipeline.ipynb", "Now the cost: run the agent's first 80 calls"): (
@@ -203,9 +223,6 @@ ALLOWED = {
     ),
     ("14_api_context_management.ipynb", "The course's pipeline broke the cache most often"): (
         "the course's own measurements of the four strategies"
-    ),
-    ("16_on_demand_compaction.ipynb", "## Compared: on demand, at a threshold"): (
-        "the course's own measurement: chapter 13's probes on the offline session"
     ),
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"

@@ -40,8 +40,11 @@ def test_every_row_is_sourced_and_names_a_known_overflow_behaviour():
     assert WINDOW_EXCEEDED in typing.get_args(StopReason)  # the wire value is the SDK's
     for row in MODELS.values():
         assert row.source.startswith("https://") and row.overflow in (STOP_REASON, REFUSE)
-        if row.input_price is not None:
-            assert row.cache_read == pytest.approx(row.input_price / 10)  # the documented 0.1x
+        if row.input_price is not None:  # the pricing page: 0.05x on Sonnet 5.5, else the 0.1x multiplier
+            read = 0.05 if row.id == "claude-sonnet-5-5" else 0.1
+            assert row.cache_read == pytest.approx(row.input_price * read)
+            assert row.cache_write_5m == pytest.approx(row.input_price * 1.25)
+            assert row.cache_write_1h == pytest.approx(row.input_price * 2)
     assert model("claude-haiku-4-5-20251001") is MODELS["claude-haiku-4-5"]
     assert behaves_as("some-future-model") is MODELS[CLAUDE_MODEL]
 
@@ -119,3 +122,14 @@ def test_a_2000_token_prefix_is_cached_only_on_a_model_whose_minimum_it_reaches(
     )
     assert (answer.usage.cache_creation_input_tokens > 0) is written
     assert MODELS[name].cache_minimum == (1024 if written else 4096)
+
+
+@pytest.mark.parametrize(("name", "written"), [(CLAUDE_MODEL, True), ("claude-sonnet-5", False)])
+def test_a_700_token_prefix_is_cached_on_the_default_model_and_not_on_sonnet_5(name, written):
+    client = connect(context_window=200_000).with_options(default_headers={"x-compaction-cache-scope": name})
+    system = [{"type": "text", "text": filler(700), "cache_control": {"type": "ephemeral"}}]
+    answer = client.messages.create(
+        model=name, max_tokens=64, system=system, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert (answer.usage.cache_creation_input_tokens > 0) is written
+    assert MODELS[name].cache_minimum == (512 if written else 1024)  # the prompt-caching page

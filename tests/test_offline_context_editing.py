@@ -38,9 +38,9 @@ def keep(value: int) -> dict:
     return {"type": "tool_uses", "value": value}
 
 
-def ask(server, messages, context_management=None, betas=(CONTEXT,), **kwargs) -> BetaMessage:
+def ask(server, messages, context_management=None, betas=(CONTEXT,), model=MODEL, **kwargs) -> BetaMessage:
     raw = client_for(server).beta.messages.with_raw_response.create(
-        model=MODEL,
+        model=model,
         max_tokens=64,
         messages=messages,
         tools=TOOLS,
@@ -160,9 +160,17 @@ def thinking_session(turns: int) -> list:
     return messages
 
 
-def test_clear_thinking_keeps_the_last_turns_thinking_by_default(server):
-    session = thinking_session(4)
-    answer = ask(server, session, {"edits": [{"type": "clear_thinking_20251015"}]})
+def test_clear_thinking_keeps_every_turns_thinking_by_default_on_current_models(server):
+    session = thinking_session(4)  # the context-editing page: "Opus 4.5+ and Sonnet 4.6+: all turns"
+    for model in ("claude-sonnet-5-5", "claude-opus-4-5"):
+        answer = ask(server, session, {"edits": [{"type": "clear_thinking_20251015"}]}, model=model)
+        assert answer.context_management.applied_edits == [], model
+        assert answer.usage.input_tokens == tokens(session)
+
+
+def test_clear_thinking_keeps_the_last_turns_thinking_by_default_on_earlier_models(server):
+    session = thinking_session(4)  # "Earlier Opus/Sonnet and all Haiku: last turn only"
+    answer = ask(server, session, {"edits": [{"type": "clear_thinking_20251015"}]}, model="claude-haiku-4-5")
     [edit] = answer.context_management.applied_edits
     assert edit.type == "clear_thinking_20251015" and edit.cleared_thinking_turns == 3
     expected = [
@@ -184,7 +192,10 @@ def test_clear_thinking_keep_all_or_a_count(server):
 def test_both_edits_apply_in_the_order_given(server):
     session = thinking_session(5)
     edits = {
-        "edits": [{"type": "clear_thinking_20251015"}, clear(trigger=by_tokens(1), keep=keep(1))["edits"][0]]
+        "edits": [
+            {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}},
+            clear(trigger=by_tokens(1), keep=keep(1))["edits"][0],
+        ]
     }
     applied = ask(server, session, edits).context_management.applied_edits
     assert [e.type for e in applied] == ["clear_thinking_20251015", "clear_tool_uses_20250919"]

@@ -24,6 +24,7 @@ from compaction.agent.server_side import (
     input_cost,
 )
 from compaction.core.messages import assistant, from_response, text, tool_result, tool_use, user
+from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.tokens import estimate_tokens
 from compaction.offline.server.context_edits import PLACEHOLDER
 
@@ -127,10 +128,12 @@ def test_input_cost_reads_dicts_and_sdk_objects_alike():
         "cache_creation_input_tokens": 20,
         "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 0},
     }
-    assert PRICE == {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": 0.1}  # the documented multipliers
-    assert input_cost(usage) == pytest.approx(10 + 0.1 * 100 + 1.25 * 20)
+    row = MODELS[CLAUDE_MODEL]  # the default model's documented prices, as multiples of its input price
+    assert PRICE == {"input": 1.0, "5m": 1.25, "1h": 2.0, "read": row.cache_read / row.input_price}
+    assert PRICE["read"] == pytest.approx(0.05)  # Claude Sonnet 5.5: "0.05x the base input price"
+    assert input_cost(usage) == pytest.approx(10 + 0.05 * 100 + 1.25 * 20)
     one_hour = {**usage, "cache_creation": {"ephemeral_5m_input_tokens": 5, "ephemeral_1h_input_tokens": 15}}
-    assert input_cost(one_hour) == pytest.approx(10 + 0.1 * 100 + 1.25 * 5 + 2.0 * 15)
+    assert input_cost(one_hour) == pytest.approx(10 + 0.05 * 100 + 1.25 * 5 + 2.0 * 15)
     response = connect().messages.create(model=MODEL, max_tokens=8, messages=[user("hi")])
     assert input_cost(response.usage) == response.usage.input_tokens
 

@@ -36,9 +36,9 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-# multiples of the base input price: 5-minute writes, 1-hour writes, reads (1.25x, 2x, 0.1x:
-# https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"), read from the
-# default model's row of the cited table
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads, read from the default
+# model's row of the cited table (compaction.core.models, where each price has its source; for Claude
+# Sonnet 5.5: 1.25x, 2x and 0.05x)
 _PRICED = MODELS[CLAUDE_MODEL]
 PRICE = {
     "input": 1.0,
@@ -82,7 +82,7 @@ class ServerManaged:
 
 
 def input_cost(usage: Any) -> float:
-    """Input cost of one response in base-price tokens: writes 1.25x (5m) or 2x (1h), reads 0.1x."""
+    """Input cost of one response in base-price tokens, each kind of token at its ``PRICE`` multiple."""
     get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
     creation = get("cache_creation")
     one_hour = (

@@ -8,13 +8,21 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
 * each model's page, ``https://platform.claude.com/docs/en/models/<model>/overview``: context
   window, max output, input and output price per million tokens, the cache prices where the page
   lists them, and the lifecycle (Claude Sonnet 4.5: "deprecated ... retires on November 30, 2026");
-* the cache prices a page does not list follow the prompt-caching page's multipliers (5-minute write
-  1.25x, 1-hour write 2x, read 0.1x the input price;
-  https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing");
-* the minimum cacheable length per model: the prompt-caching page's list as quoted in
-  anthropics/anthropic-sdk-python#1194 ("4096 tokens for Claude Opus 4.6, Claude Opus 4.5", "1024
-  tokens for Claude Sonnet 4.6, Claude Sonnet 4.5, ... Claude Sonnet 4", "4096 tokens for Claude
-  Haiku 4.5"); no source the course found gives the Claude 5 models' minimum, so it is ``None``;
+* the cache prices: the pricing page's "Model pricing" table
+  (https://platform.claude.com/docs/en/about-claude/pricing), whose Claude Sonnet 5.5 row reads
+  "$0.10 / MTok" for cache hits with the note "Cache hits and refreshes on Claude Opus 5.5 and Claude
+  Sonnet 5.5 are priced at 0.05x the base input price" (a cut from $0.20 on 2026-10-07, as the
+  pricing changelogs of kurofune/claudit v1.9.2 and TheKrush/PromptFuel v1.0.23 record it; the
+  model's own overview page still showed $0.20 in the stored copy). The other rows follow the
+  prompt-caching page's multipliers (5-minute write 1.25x, 1-hour write 2x, read 0.1x the input
+  price; https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"). Every
+  multiplier the course uses is read from a row (``compaction.agent.server_side.PRICE``);
+* the minimum cacheable length per model: the prompt-caching page's "Cache limitations"
+  (https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations):
+  "512 tokens for ... Claude Opus 5.5, Claude Opus 5, Claude Sonnet 5.5, ...", "4,096 tokens for
+  Claude Opus 4.6 and Claude Opus 4.5", "1,024 tokens for Claude Opus 4.8, Claude Sonnet 5, Claude
+  Sonnet 4.6, Claude Sonnet 4.5, ... Claude Sonnet 4", "4,096 tokens for Claude Haiku 4.5" (quoted
+  verbatim, with the date read, in public fact checks found by the course's search);
 * the overflow behaviour: the stop-reasons page
   (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) says
   "On Sonnet 4.5 and newer models the API returns this value [``model_context_window_exceeded``]
@@ -23,20 +31,33 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   plus ``max_tokens`` over the window with the 400 ``input length and `max_tokens` exceed context
   limit`` (``compaction.core.api_errors``); the table's ``REFUSE`` is that case (the course's client
   sends no beta header). The value is the SDK's ``StopReason`` (``anthropic/types/stop_reason.py``);
-* the tokenizer: Claude Sonnet 5's model notes say it "uses a new tokenizer that produces roughly
-  30% more tokens for the same text" (quoted at
-  https://docs.oxen.ai/inference-api/reference/models/claude-sonnet-5); the current tokenizer came
-  with Claude Opus 4.7, and the comparison is with the tokenizer of Sonnet 4.6 and earlier, so the
-  rows say no more than "new" vs "earlier". The offline server counts every model with tiktoken's
-  cl100k, which is none of Claude's tokenizers;
+* the tokenizer: Claude Sonnet 5's overview page
+  (https://platform.claude.com/docs/en/models/sonnet-5/overview) says it ships a new tokenizer, and
+  the Claude Haiku 5.5 migration guide
+  (https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide) says to recount prompts and
+  revisit ``max_tokens`` because the same text counts as more tokens (both paraphrased); the
+  token-counting page (https://platform.claude.com/docs/en/build-with-claude/token-counting) gives
+  the figure: "Claude Opus 4.7 and later Opus models, ... and Claude Sonnet 5 use a newer tokenizer.
+  The same input text produces approximately 30 percent more tokens than on earlier models."
+  The offline server counts every model with tiktoken's cl100k,
+  which is none of Claude's tokenizers;
+* the default ``keep`` of ``clear_thinking_20251015``: the context-editing page's configuration table
+  (https://platform.claude.com/docs/en/build-with-claude/context-editing) gives it per model, "Opus
+  4.5+ and Sonnet 4.6+: all turns ... Earlier Opus/Sonnet and all Haiku: last turn only";
+* Claude Opus 4.5's deprecation: the installed SDK warns "deprecated and will reach end-of-life on
+  January 22nd, 2027" (``anthropic/_data/deprecated_models.py``);
 * Claude Sonnet 4's retirement (June 15, 2026) as the release notes report it, recorded in
-  ottto-ai/ai-provider-watch's ``2026-06-15-anthropic-sonnet-4-opus-4-retirement.json``.
+  ottto-ai/ai-provider-watch's
+  ``data/events/2026-06-15-anthropic-sonnet-4-opus-4-retirement.json`` (from
+  https://platform.claude.com/docs/en/release-notes/overview).
 
 ``COMPACTION_MODEL`` overrides the default model; the offline server answers for any name (a name
 outside the table gets the default model's behaviour). Deliberately left out: Claude Sonnet 4.6, Opus
 4.7 and Opus 4.8 (in the SDK's ``ModelParam``), Fable, Mythos, Opus 5.x and Haiku 5.5 (the course uses
 none of them), long-context and batch prices, and capabilities. Claude Haiku 4.5 is "legacy": its
-overview page says "Legacy ... consider migrating to Claude Haiku 5.5".
+overview page says "Legacy ... consider migrating to Claude Haiku 5.5", and the migration guide
+(https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide) is about moving code that
+calls Claude Haiku 4.5 to Claude Haiku 5.5.
 """
 
 from __future__ import annotations
@@ -68,27 +89,28 @@ class Model:
     status: str  # "active", "legacy", "deprecated" or "retired" (with its date)
     tokenizer: str
     source: str
+    thinking_kept: int | None = 1  # clear_thinking_20251015's default ``keep``: turns (None: all)
 
 
 def _doc(slug: str) -> str:
     return f"https://platform.claude.com/docs/en/models/{slug}/overview"
 
 
-CLAUDE_5_TOKENIZER = "the current tokenizer: about 30% more tokens for the same text than the earlier one"
-EARLIER_TOKENIZER = "the earlier tokenizer (Sonnet 4.6 and before)"
+CLAUDE_5_TOKENIZER = "the new tokenizer: more tokens for the same text (about 30%, per a third party)"
+EARLIER_TOKENIZER = "the earlier tokenizer (models before Claude Opus 4.7)"
 
 # fmt: off
 MODELS: dict[str, Model] = {
     m.id: m
     for m in (
-        Model("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
-              None, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5")),
+        Model("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.1,
+              512, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5"), None),
         Model("claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
-              None, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5")),
+              1024, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5"), None),
         Model("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5.0, 25.0, 6.25, 10.0, 0.5,
-              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-6")),
+              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-6"), None),
         Model("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5.0, 25.0, 6.25, 10.0, 0.5,
-              4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("opus-4-5")),
+              4096, STOP_REASON, "deprecated, retires 2027-01-22", EARLIER_TOKENIZER, _doc("opus-4-5"), None),
         Model("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1.0, 5.0, 1.25, 2.0, 0.1,
               4096, STOP_REASON, "legacy", EARLIER_TOKENIZER, _doc("haiku-4-5")),
         Model("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3.0, 15.0, 3.75, 6.0, 0.3,

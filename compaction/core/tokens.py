@@ -1,15 +1,15 @@
 """Token counting: characters/4, cl100k through tiktoken, the API's count_tokens, and usage anchoring.
 
 None of these is Claude's own tokenizer, which is not public (the token-counting page offers only
-the ``count_tokens`` endpoint) and changes between models (Claude Sonnet 5's notes report about 30%
-more tokens for the same text: ``compaction.core.models``): characters/4 is the cheap guess,
-cl100k is a real BPE that lands closer, and the API's ``count_tokens`` is itself documented as an
-estimate that can differ from the real input by a small amount. The figure that is billed and
-checked against the window is the response's ``usage``: with prompt caching, ``input_tokens`` plus
-``cache_creation_input_tokens`` plus ``cache_read_input_tokens`` (``usage_input_tokens``). A harness
-therefore anchors on the usage of the last request and estimates only what was appended since
-(``TokenCounter``). Sources: docs.claude.com/en/docs/build-with-claude/token-counting and
-.../prompt-caching.
+the ``count_tokens`` endpoint) and changes between models (Claude Sonnet 5 ships a new tokenizer
+that counts the same text as more tokens, about 30% more by a third party's reading:
+``compaction.core.models``): characters/4 is the cheap guess, cl100k is a real BPE that lands
+closer, and the API's ``count_tokens`` is itself documented as an estimate that can differ from the
+real input by a small amount. The figure that is billed and checked against the window is the
+response's ``usage``: with prompt caching, ``input_tokens`` plus ``cache_creation_input_tokens``
+plus ``cache_read_input_tokens`` (``usage_input_tokens``). A harness therefore anchors on the usage
+of the last request and estimates only what was appended since (``TokenCounter``). Sources:
+docs.claude.com/en/docs/build-with-claude/token-counting and .../prompt-caching.
 
 Where cl100k comes from (the one place this is decided): the official ``cl100k_base`` when tiktoken
 can load it without the network (its cache is warm), else the copy bundled in the

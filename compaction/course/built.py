@@ -22,6 +22,14 @@ from compaction.core.placeholders import (
 
 
 # chapter 03
+def persist(block, store, preview_chars=2_000):
+    """One result's output to disk; a new block whose content is the marker with a preview."""
+    output = text_of(block["content"])
+    path = store.save(block["tool_use_id"], output)
+    return {**block, "content": persisted_marker(store.display(path), len(output), output[:preview_chars])}
+
+
+# chapter 03
 def budget(messages, max_chars, store, preview_chars=2_000):
     """Persist the largest results of the newest message until the rest fits; a new list."""
     last = messages[-1] if messages else {}
@@ -33,26 +41,36 @@ def budget(messages, max_chars, store, preview_chars=2_000):
     for j in sorted(sizes, key=lambda k: -sizes[k]):  # largest first; equal sizes in order
         if total <= max_chars or sizes[j] <= preview_chars + MARKER_OVERHEAD:
             break
-        block, output = content[j], text_of(content[j]["content"])
-        path = store.save(block["tool_use_id"], output)
-        marker = persisted_marker(store.display(path), len(output), output[:preview_chars])
-        content[j] = {**block, "content": marker}
-        total += len(marker) - sizes[j]
+        content[j] = persist(content[j], store, preview_chars)
+        total += result_chars(content[j]) - sizes[j]
     return [*messages[:-1], {**last, "content": content}]
+
+
+# chapter 04
+def head_end(messages, keep_head):
+    """Where the head ends: at least keep_head messages (and 1), the last of them a user message."""
+    head = max(1, keep_head)
+    while head < len(messages) and messages[head - 1]["role"] != "user":
+        head += 1  # the head ends on a user message
+    return head
+
+
+# chapter 04
+def tail_start(messages, head, max_messages):
+    """Where the tail starts: head and tail within max_messages, the tail's first an assistant message."""
+    tail = max(head, len(messages) - (max_messages - head))
+    while tail < len(messages) and messages[tail]["role"] != "assistant":
+        tail += 1  # the tail starts on an assistant message
+    return tail
 
 
 # chapter 04
 def snip(messages, max_messages=50, keep_head=3):
     """Keep a head and a tail, one placeholder for the middle; both cuts pair-safe."""
-    n = len(messages)
-    if n <= max_messages:
+    if len(messages) <= max_messages:
         return list(messages)
-    head = max(1, keep_head)
-    while head < n and messages[head - 1]["role"] != "user":
-        head += 1  # the head ends on a user message
-    tail = max(head, n - (max_messages - head))
-    while tail < n and messages[tail]["role"] != "assistant":
-        tail += 1  # the tail starts on an assistant message
+    head = head_end(messages, keep_head)
+    tail = tail_start(messages, head, max_messages)
     if tail <= head:
         return list(messages)
     note = text(f"[snip] {tail - head} earlier messages were removed from the middle of this conversation.")
@@ -70,20 +88,30 @@ def note_for(name, tool_input):
 
 
 # chapter 05
+def result_spots(messages):
+    """(message index, block index) of every tool result, oldest first."""
+    return [(i, j) for i, m in enumerate(messages) if m["role"] == "user" and isinstance(m["content"], list)
+            for j, b in enumerate(m["content"]) if b.get("type") == "tool_result"]
+
+
+# chapter 05
+def stays(block, min_chars):
+    """True for a result micro leaves alone: short, already a note, or a persisted-output marker."""
+    content = block["content"]
+    return result_chars(block) < min_chars or is_cleared(content) or is_persisted_marker(content)
+
+
+# chapter 05
 def micro(messages, keep_recent=3, min_chars=120, note=note_for):
     """All but the newest keep_recent tool results become a one-line note; a new list."""
     names, inputs = tool_names(messages), tool_inputs(messages)  # tool_use_id -> name / input
-    spots = [(i, j) for i, m in enumerate(messages) if m["role"] == "user" and isinstance(m["content"], list)
-             for j, b in enumerate(m["content"]) if b.get("type") == "tool_result"]
-    out = list(messages)
+    spots, out = result_spots(messages), list(messages)
     for i, j in spots[: max(0, len(spots) - keep_recent)]:
         block = messages[i]["content"][j]
-        content = block["content"]
-        if result_chars(block) < min_chars or is_cleared(content) or is_persisted_marker(content):
-            continue
-        text = note(names.get(block["tool_use_id"]), inputs.get(block["tool_use_id"], {}))
-        if len(text) >= result_chars(block):
-            continue  # the note would not be smaller
+        tool_use_id = block["tool_use_id"]
+        text = None if stays(block, min_chars) else note(names.get(tool_use_id), inputs.get(tool_use_id, {}))
+        if text is None or len(text) >= result_chars(block):
+            continue  # it must stay, or the note would not be smaller
         if out[i] is messages[i]:
             out[i] = {**messages[i], "content": list(messages[i]["content"])}
         out[i]["content"][j] = {**block, "content": text}

@@ -1,9 +1,9 @@
 """What a session's requests cost with prompt caching, in units of base input tokens.
 
-The multipliers are the Messages API's published prices for prompt caching
-(https://platform.claude.com/docs/en/build-with-claude/prompt-caching, section "Pricing", and
-https://platform.claude.com/docs/en/about-claude/pricing): a 5-minute cache write costs 1.25 times
-the base input price, a cache read 0.1 times. ``price`` assumes automatic caching as a harness uses
+The multipliers are the Messages API's published prices for prompt caching at the default model,
+read from its row of ``compaction.core.models.MODELS`` (where each price cites its page) through
+``compaction.agent.server_side.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
+times the base input price, a cache read 0.05 times. ``price`` assumes automatic caching as a harness uses
 it: the system prompt and tools are one cache entry (written once, then read), every request writes
 an entry at its end, and a request reads the longest earlier entry it starts with; everything after
 that is written. A request that changes an already-sent message (a snip, a placeholder, a summary)
@@ -54,7 +54,7 @@ class Cost:
 
     @property
     def units(self) -> float:
-        """The priced total in base input tokens: reads at 0.1, writes at 1.25."""
+        """The priced total in base input tokens: reads at ``CACHE_READ``, writes at ``CACHE_WRITE``."""
         return CACHE_READ * self.read + CACHE_WRITE * self.written
 
 

@@ -3,10 +3,14 @@
 A summary names files but drops their contents, and the agent would read them again at once.
 ``restore_files`` replays the history to learn what the agent last saw of each file (a full
 ``read_file``, then its own ``write_file`` and ``edit_file`` calls), compares that with the file on
-disk now, and restores the newest-read files whose content still matches: at most 5 files (Claude
-Code's docs: after a summary it keeps "up to five recently read files", code.claude.com/docs/en/sessions,
-as quoted in zzet/gortex#70), 5,000 tokens each and 50,000 in all (the course's own budget: no public
-source gives Claude Code's). A file that changed since (a
+disk now, and restores the newest-read files whose content still matches: at most 5 files of at
+most 5,000 tokens each (Claude Code's docs, code.claude.com/docs/en/context-window, "What survives
+compaction": it "re-reads up to five, most recently modified first", and "a file over 5,000 tokens
+comes back as a path reference"), 50,000 tokens in all (``POST_COMPACT_TOKEN_BUDGET``, from the
+seed's reading of Claude Code's source: learn-claude-code s08,
+https://github.com/shareAI-lab/learn-claude-code/tree/main/s08_context_compact; no Anthropic page
+gives it). Claude Code re-reads the files from disk; this layer restores only what the agent saw, so
+a file that changed since (a
 ``bash`` command, another process) or whose last read is no longer in the list is skipped: the agent
 reads it again if it needs it. Deliberately left out: plans, skills and other attachments that a
 production agent also restores.

@@ -43,7 +43,7 @@ from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
 
-MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap (anthropics/claude-code#8136, #12004)
+MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap, per the seed (layers/triggers.py)
 MAX_PTL_RETRIES = 3  # times the request is cut again after the API still says "prompt is too long"
 
 _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL)

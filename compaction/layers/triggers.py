@@ -2,13 +2,15 @@
 
 ``summary_threshold`` is the estimate above which the pipeline asks for a summary: the context
 window minus the tokens reserved for the answer minus a safety buffer. Claude Code uses a buffer
-of 13,000 tokens and reserves 20,000 tokens for a summary's answer (a reading of its bundled
-``cli.js``, ``var nx1 = 13000, tyI = 20000``, in anthropics/claude-code#12004, and
-``maxOutputTokensOverride`` 20000 in anthropics/claude-code#8136: third-party readings, not
-Anthropic's docs); for a small window both are scaled down in proportion, or a teaching window of
-8,000 tokens would be left with no room at all. ``CircuitBreaker`` stops automatic summarizing after
-``max_failures`` consecutive failures (Claude Code: 3, per its v2.1.76 changelog as quoted in
-anthropics/claude-code#34278), so a broken summary call is not paid for on every turn.
+of 13,000 tokens (a reading of its bundled ``cli.js``, ``var nx1 = 13000``, in
+anthropics/claude-code#12004) and caps a summary's answer at 20,000 tokens
+(``MAX_OUTPUT_TOKENS_FOR_SUMMARY``, ``autoCompact.ts``, in the seed's table of Claude Code's constants:
+learn-claude-code s08, https://github.com/shareAI-lab/learn-claude-code/tree/main/s08_context_compact;
+both are third-party readings, not Anthropic's docs); for a small window both are scaled down in
+proportion, or a teaching window of 8,000 tokens would be left with no room at all.
+``CircuitBreaker`` stops automatic summarizing after ``max_failures`` consecutive failures (Claude
+Code: 3, per its v2.1.76 changelog as quoted in anthropics/claude-code#34278), so a broken summary
+call is not paid for on every turn.
 Deliberately left out: time-based triggers, and closing a breaker again after a pause.
 """
 

@@ -1,4 +1,8 @@
-"""Checks for chapter 08's breaker exercise: from a session's events, the turn the breaker opened at.
+"""Checks for chapter 08's breaker: the one the chapter builds, and the exercise's replay of events.
+
+``check_circuit_breaker`` gives a learner's ``make(max_failures)`` lists of summary outcomes and
+compares its ``is_open`` after each ``record(success=...)`` with the package's ``CircuitBreaker``:
+only failures in a row open it, a success before that resets the count.
 
 ``check_breaker_opened_at`` gives a learner's ``fn(events, max_failures=3)`` lists of the pipeline's
 ``CompactionEvent`` records and compares the answer with a replay of the package's
@@ -30,6 +34,50 @@ def opened_at(events: Sequence[CompactionEvent], max_failures: int = 3) -> int |
             if breaker.is_open:
                 return event.turn
     return None
+
+
+# case -> (outcomes of the automatic summaries in order, max_failures, the rule a wrong answer breaks)
+OUTCOMES = {
+    "three failures in a row open it": ((False, False, False), 3, "max_failures failures in a row open it"),
+    "two failures leave it closed": ((False, False), 3, "it opens at max_failures, not before"),
+    "a success between failures resets the count": (
+        (False, False, True, False, False),
+        3,
+        "a success resets the count: only failures in a row count",
+    ),
+    "failing every other call never opens it": (
+        (False, True) * 4,
+        3,
+        "a success resets the count: only failures in a row count",
+    ),
+    "it stays open after more failures": ((False,) * 5, 3, "once open, more failures keep it open"),
+    "max_failures=1: one failure opens it": ((True, False), 1, "max_failures failures in a row open it"),
+    "max_failures=5, four failures": ((False,) * 4, 5, "it opens at max_failures, not before"),
+}
+
+
+def check_circuit_breaker(make: Callable[[int], object]) -> CheckReport:
+    """``make(max_failures)``: an object with ``record(success)`` and ``is_open``, as the package's."""
+
+    def case_for(outcomes, limit, rule):
+        def case():
+            ours, package = make(limit), CircuitBreaker(limit)
+            if bool(ours.is_open):
+                raise AssertionError("open before any summary was tried: a new breaker is closed")
+            for call, success in enumerate(outcomes, 1):
+                ours.record(success=success)
+                package.record(success=success)
+                if bool(ours.is_open) != package.is_open:
+                    shown = " ".join("ok" if ok else "fail" for ok in outcomes[:call])
+                    state = "open" if ours.is_open else "closed"
+                    raise AssertionError(
+                        f"after summary {call} ({shown}, max_failures={limit}): {state}, the package's is "
+                        f"{'open' if package.is_open else 'closed'}; the rule: {rule}"
+                    )
+
+        return case
+
+    return run_cases("circuit_breaker", [(name, case_for(*args)) for name, args in OUTCOMES.items()])
 
 
 def _events(*layers: str) -> list[CompactionEvent]:

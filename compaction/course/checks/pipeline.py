@@ -24,6 +24,7 @@ from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import course_sessions
+from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
 from compaction.layers.budget import tool_result_budget
 from compaction.layers.micro import micro_compact
 from compaction.layers.snip import snip_compact
@@ -140,7 +141,9 @@ def check_pipeline(pipeline: Callable) -> CheckReport:
 
 # ---------------------------------------------------------------- chapter 06, exercise 1: cache cost
 
-WRITE, READ = 1.25, 0.1  # 5-minute cache writes and cache reads, as multiples of the base input price
+# 5-minute cache writes and cache reads, as multiples of the base input price at the default model
+# (one home: its row of compaction.core.models, through compaction.agent.server_side.PRICE)
+WRITE, READ = CACHE_WRITE, CACHE_READ
 
 
 def cache_cost_reference(requests: list[list[dict]], method: str = "tiktoken") -> float:
@@ -168,13 +171,13 @@ def _first_wrong_request(fn: Callable, requests: list[list[dict]]) -> str:
             continue
         added, expected = got - before_got, want - before_want
         if k == 1:
-            rule = "nothing is cached before the first request, so all its tokens are written (1.25x)"
+            rule = f"nothing is cached before the first request, so all its tokens are written ({WRITE:g}x)"
         else:
             shared = shared_prefix(requests[k - 2], requests[k - 1])
             rule = (
                 f"its first {shared} of {len(requests[k - 1])} messages are the previous request's, read "
-                "(0.1x); the shared prefix stops at the first message that differs, every message after "
-                "it is written (1.25x)"
+                f"({READ:g}x); the shared prefix stops at the first message that differs, every message "
+                f"after it is written ({WRITE:g}x)"
             )
         return f"; request {k - 1} adds {added:,.1f}, expected {expected:,.1f}: {rule}"
     return ""

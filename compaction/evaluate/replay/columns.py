@@ -7,6 +7,7 @@ verdict that says plainly when no session reached the summary threshold, and how
 
 from __future__ import annotations
 
+from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
 from compaction.evaluate.replay.departures import departures
 from compaction.evaluate.replay.engine import INPUT_PRICE, SessionReplay, StrategyRun
 from compaction.layers.triggers import summary_threshold
@@ -28,9 +29,9 @@ LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
     "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
     f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
-    "0.1x, writes 1.25x; probes kept = facts the final context still holds, of those the session holds (- "
-    "when no probe was found or given); not reached = facts a refused run stopped before, counted as lost; "
-    "left the context = compactions that dropped tokens."
+    f"{CACHE_READ:g}x, writes {CACHE_WRITE:g}x; probes kept = facts the final context still holds, of those "
+    "the session holds (- when no probe was found or given); not reached = facts a refused run stopped "
+    "before, counted as lost; left the context = compactions that dropped tokens."
 )
 # events that free nothing: a failure, the breaker opening, the loop guard stopping summaries
 FAILURES = frozenset({"summary_failed", "budget_failed", "breaker", "loop_guard"})

@@ -97,7 +97,7 @@ class StrategyRun:
 
     @property
     def dollars(self) -> float:
-        """The priced cost (reads 0.1x, writes 1.25x) at the default model's input price; no output."""
+        """The priced cost (cache reads and writes at ``PRICE``'s multiples), input only, in USD."""
         return self.cost.units * INPUT_PRICE / 1e6
 
     @property

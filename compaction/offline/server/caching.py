@@ -6,11 +6,12 @@ including a block marked ``cache_control``; the system checks whether that prefi
 cached from a recent query" and reads it, otherwise it processes the prompt and caches the prefix;
 an earlier change anywhere in the prefix is a miss; the lookback checks about 20 block boundaries
 before each breakpoint for an earlier hit; a 5-minute lifetime by default, ``ttl: "1h"`` for an
-hour, refreshed each time the entry is read; a minimum cacheable length per model (4,096 tokens
-for Claude Opus 4.5/4.6 and Haiku 4.5, 1,024 for Sonnet 4.5/4.6; the page's list as quoted in
-anthropics/anthropic-sdk-python#1194; each model's figure is ``compaction.core.models.MODELS``; a prefix
-shorter than it is neither written nor read). (The prices, writes 1.25x or 2x the base input price
-and reads 0.1x, are the client's business: ``compaction.agent.server_side.input_cost``.) At most four
+hour, refreshed each time the entry is read; a minimum cacheable length per model (512 tokens for
+Claude Sonnet 5.5, 1,024 for Sonnet 5 and Sonnet 4.5, 4,096 for Claude Opus 4.5/4.6 and Haiku 4.5:
+https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations; each model's
+figure is ``compaction.core.models.MODELS``; a prefix shorter than it is neither written nor read).
+(The prices, per model in the same table, are the client's business:
+``compaction.agent.server_side.input_cost``.) At most four
 breakpoints ("A maximum of 4 blocks with
 cache_control may be provided. Found 5.", the API's wording as reported in
 https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input into
@@ -18,7 +19,7 @@ https://github.com/tghamm/Anthropic.SDK/issues/50). ``usage`` splits the input i
 breakdown, SDK ``BetaCacheCreation``) and ``input_tokens``, the rest after the last breakpoint.
 
 The clock is a parameter, so a test moves time instead of waiting. The server's own choice: a
-model without a documented minimum (the Claude 5 models) gets ``MIN_CACHEABLE_TOKENS``, 1,024.
+model without a minimum in the table gets ``MIN_CACHEABLE_TOKENS``, 1,024.
 Deliberately left out: the rule that 1-hour entries must precede 5-minute ones.
 The API keeps caches apart between organizations; here a client's ``x-compaction-cache-scope``
 header plays that part (no header: one shared scope), so sessions played side by side never read

@@ -4,9 +4,11 @@ The shapes are the SDK's (``anthropic/types/beta/beta_context_management_config_
 the edit types it names); the defaults are the documentation's: ``clear_tool_uses_20250919``
 triggers at 100,000 input tokens and keeps 3 tool uses
 (https://platform.claude.com/docs/en/build-with-claude/context-editing), ``clear_thinking_20251015``
-keeps the thinking of the last assistant turn (same page), ``compact_20260112`` triggers at
+keeps the thinking of all turns or of the last one, by model (same page; the models table's
+``thinking_kept``), ``compact_20260112`` triggers at
 150,000 input tokens (the SDK's docstring of ``trigger``;
-https://platform.claude.com/docs/en/build-with-claude/compaction), and "`value` must be at least
+https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, the page the
+compaction page's threshold rules moved to), and "`value` must be at least
 50,000 tokens" (same page). A wrong shape is a 400 that names the field in pydantic's words
 (``context_management.edits.0.keep.value: Input should be a valid integer``), the form the API uses
 for its other field errors; a compaction trigger under the minimum gets the API's own wording,
@@ -22,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from compaction.core.models import CLAUDE_MODEL, behaves_as
 from compaction.offline.server.errors import RequestError
 
 BETA_CONTEXT = "context-management-2025-06-27"
@@ -30,7 +33,7 @@ CLEAR_TOOL_USES = "clear_tool_uses_20250919"
 CLEAR_THINKING = "clear_thinking_20251015"
 COMPACT = "compact_20260112"
 BETA_OF = {CLEAR_TOOL_USES: BETA_CONTEXT, CLEAR_THINKING: BETA_CONTEXT, COMPACT: BETA_COMPACT}
-COMPACT_MIN_TRIGGER = 50_000  # the compaction page: "`value` must be at least 50,000 tokens"
+COMPACT_MIN_TRIGGER = 50_000  # compaction at a token threshold: "`value` must be at least 50,000 tokens"
 HEADER_COURSE_SCALE = "x-compaction-course-scale"  # the offline server's own: triggers under the minimum
 
 
@@ -50,7 +53,7 @@ class ClearToolUses:
 class ClearThinking:
     """``clear_thinking_20251015``: keep the thinking of the last ``keep`` turns (None: all)."""
 
-    keep: int | None = 1
+    keep: int | None = 1  # the request's model's default when the edit gives none (``parse``)
     type: str = CLEAR_THINKING
 
 
@@ -77,7 +80,9 @@ def course_scale(headers: Any) -> bool:
     return str(headers.get(HEADER_COURSE_SCALE, "") or "").lower() == "on"
 
 
-def parse(value: Any, betas: set[str], *, course_scaled: bool = False) -> list[Edit]:
+def parse(
+    value: Any, betas: set[str], *, course_scaled: bool = False, model: str = CLAUDE_MODEL
+) -> list[Edit]:
     """The edits of a ``context_management`` value, or a RequestError naming the wrong field."""
     where = "context_management"
     if value is None:
@@ -86,7 +91,8 @@ def parse(value: Any, betas: set[str], *, course_scaled: bool = False) -> list[E
     edits = value.get("edits", [])
     if not isinstance(edits, list):
         raise RequestError(f"{where}.edits: Input should be a valid list")
-    parsed = [_edit(edit, f"{where}.edits.{i}") for i, edit in enumerate(edits)]
+    thinking_kept = behaves_as(model).thinking_kept
+    parsed = [_edit(edit, f"{where}.edits.{i}", thinking_kept) for i, edit in enumerate(edits)]
     for i, edit in enumerate(parsed):
         if isinstance(edit, Compact) and edit.trigger < COMPACT_MIN_TRIGGER and not course_scaled:
             raise RequestError(
@@ -103,7 +109,7 @@ def parse(value: Any, betas: set[str], *, course_scaled: bool = False) -> list[E
     return parsed
 
 
-def _edit(edit: Any, where: str) -> Edit:
+def _edit(edit: Any, where: str, thinking_kept: int | None) -> Edit:
     if not isinstance(edit, dict):
         raise RequestError(f"{where}: Input should be a valid dictionary")
     kind = edit.get("type")
@@ -111,7 +117,9 @@ def _edit(edit: Any, where: str) -> Edit:
         return _clear_tool_uses(edit, where)
     if kind == CLEAR_THINKING:
         _fields(edit, where, {"type", "keep"})
-        keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
+        if "keep" not in edit:
+            return ClearThinking(keep=thinking_kept)
+        keep = edit["keep"]
         if keep == "all":
             return ClearThinking(keep=None)
         if isinstance(keep, dict) and keep.get("type") == "all":

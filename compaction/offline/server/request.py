@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import InvalidConversation, blocks, validate
+from compaction.core.models import CLAUDE_MODEL
 from compaction.offline.server.context_config import Edit, betas_of, course_scale, parse
 from compaction.offline.server.errors import RequestError
 from compaction.offline.server.fields import check_fields
@@ -81,7 +82,12 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
         raise RequestError(error.api_message) from error
     _check_tool_use_ids(body["messages"])
     system, system_blocks = system_of(body.get("system"))
-    edits = parse(body.get("context_management"), betas_of(headers), course_scaled=course_scale(headers))
+    edits = parse(
+        body.get("context_management"),
+        betas_of(headers),
+        course_scaled=course_scale(headers),
+        model=str(body.get("model") or CLAUDE_MODEL),
+    )
     return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
 
 

@@ -1,6 +1,6 @@
 """Server-side compaction, ``compact_20260112``: a summary block the client sends back.
 
-What the documentation says (https://platform.claude.com/docs/en/build-with-claude/compaction):
+What the documentation says (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold):
 when the input exceeds the trigger (150,000 tokens by default), the API summarizes the
 conversation, returns the summary in a ``compaction`` block at the start of its answer, and goes
 on with the compacted context; with ``pause_after_compaction`` it stops after the block with

@@ -1,0 +1,412 @@
+"""Checks for chapter 17 (keep what the agent used): used lines, a minimal ledger, and the two exercises.
+
+``check_used_lines`` holds a ``used_lines(result_text, later_messages, max_lines=2)`` to the rule of
+``compaction.core.used`` on handmade cases: a line is kept when a path, a compound identifier, a
+number of two or more digits or a quoted string in it comes back in a later assistant text or tool
+input; plain words, single digits and the user's own messages mark nothing; at most ``max_lines``
+lines, whole and in their order. ``check_ledger`` holds a ``ledger(messages, max_entries=40)`` to
+what a summary must be able to lean on: created and edited files, each command with its outcome, a
+ledger from an earlier compaction carried over, and a bound that does not push out a failure. The
+exercises: ``check_counts_entry`` (a test run's entry with its pass/fail counts, from the last
+summary line of four runners' outputs) and ``check_used_lines_reformatted`` (a number the agent
+wrote differently: ``1,000`` as ``1000``, ``3.674`` rounded to ``3.67``). Both are property checks,
+so an answer in another format than the solution's passes. Deliberately left out: judging which
+lines matter most (the package ranks lines by how many of their tokens came back).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
+
+from compaction.core.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.used import used_lines
+from compaction.course.checks import CheckReport, run_cases
+
+ANSWERS = ("counts_entry", "used_lines_reformatted")  # what the exercises compute
+
+# ---------------------------------------------------------------- used lines (the chapter)
+
+GREP = "textstats/counts.py:17:def top_words(words, n=10):\nREADME.md:4:see the counts module"
+TESTS = "tests/test_counts.py ..F...\n54 passed, 7 failed\n[exit code 1]"
+PLAIN = "all the tests passed\nnothing else to report"
+FIVE = "\n".join(f"src/mod_{k}.py: ok" for k in range(5))
+
+# (name, the rule, result text, later messages, max_lines, lines that must be kept, lines that must not)
+USED_CASES = [
+    (
+        "a path said later keeps its line",
+        "a path is specific",
+        GREP,
+        [assistant("Reading textstats/counts.py, which defines it.")],
+        2,
+        [0],
+        [1],
+    ),
+    (
+        "an identifier in a later tool input",
+        "a compound identifier is specific; tool inputs count",
+        GREP,
+        [assistant(tool_use("toolu_09", "bash", {"command": "grep -rn top_words tests"}))],
+        2,
+        [0],
+        [1],
+    ),
+    (
+        "a number of two or more digits",
+        "a 2+ digit number is specific",
+        TESTS,
+        [assistant("The tests report 54 passed.")],
+        2,
+        [1],
+        [0, 2],
+    ),
+    (
+        "a quoted string",
+        "a quoted string is specific",
+        "AssertionError: 'pear' came first\nthe other assertions held",
+        [assistant("It returned 'pear' first, before apple.")],
+        2,
+        [0],
+        [1],
+    ),
+    (
+        "plain words mark nothing",
+        "a plain word is not specific",
+        PLAIN,
+        [assistant("So all the tests passed, nothing else to report.")],
+        2,
+        [],
+        [0, 1],
+    ),
+    (
+        "a single digit marks nothing",
+        "a 1-digit number is not specific",
+        "exit 1\nlast line",
+        [assistant("It ended with exit 1.")],
+        2,
+        [],
+        [0, 1],
+    ),
+    (
+        "the user's words do not count",
+        "only assistant texts and tool inputs count",
+        GREP,
+        [user("Look at textstats/counts.py please.")],
+        2,
+        [],
+        [0, 1],
+    ),
+    ("nothing said later", "no later message: no line is used", GREP, [], 2, [], [0, 1]),
+    (
+        "at most max_lines lines",
+        "the bound: max_lines",
+        FIVE,
+        [assistant("Checked " + ", ".join(f"src/mod_{k}.py" for k in range(5)) + ".")],
+        2,
+        None,  # any two of the five
+        [],
+    ),
+    (
+        "max_lines=1",
+        "the bound: max_lines",
+        FIVE,
+        [assistant("Checked src/mod_3.py and src/mod_4.py.")],
+        1,
+        None,
+        [0, 1, 2],
+    ),
+]
+
+
+def _used_case(fn: Callable, rule: str, result: str, later: list, bound: int, keep, drop) -> None:
+    lines = result.splitlines()
+    got = fn(result, list(later), max_lines=bound)
+    assert isinstance(got, list), f"return a list of lines, not {type(got).__name__}"
+    for line in got:
+        assert line in lines, f"{line!r} is not a whole line of the result (lines are kept whole)"
+    positions = [lines.index(line) for line in got]
+    assert positions == sorted(positions), f"lines out of the result's order: {got}"
+    assert len(got) <= bound, f"{len(got)} lines kept, more than max_lines={bound}"
+    for k in keep or []:
+        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept ({rule}); kept {got}"
+    for k in drop:
+        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept ({rule})"
+    if keep is None:
+        assert len(got) == bound, f"{len(got)} lines kept, expected {bound}: every line is used ({rule})"
+
+
+def check_used_lines(fn: Callable) -> CheckReport:
+    """The chapter's ``used_lines``: which lines of a result the agent used later, bounded."""
+    cases = [(name, lambda c=c: _used_case(fn, *c)) for name, *c in USED_CASES]
+    return run_cases("used_lines", cases)
+
+
+# ---------------------------------------------------------------- the ledger (the chapter)
+
+
+def call(k: int, name: str, args: dict, output: str, is_error: bool = False) -> list[dict]:
+    """One tool call and its result: an assistant message and a user message."""
+    use_id = f"toolu_{k:02d}"
+    return [
+        assistant(f"Step {k}.", tool_use(use_id, name, args)),
+        user(tool_result(use_id, output, is_error=is_error)),
+    ]
+
+
+FAILING = "FAILED tests/test_counts.py::test_ties\nAssertionError: [('pear', 2), ('apple', 2)]\n[exit code 1]"
+HISTORY = [
+    user("Fix the failing tests."),
+    *call(1, "bash", {"command": "python run_tests.py"}, FAILING, True),
+    *call(
+        2, "write_file", {"path": "textstats/lexical.py", "content": "def lexical_diversity(words):\n"}, "ok"
+    ),
+    *call(
+        3,
+        "edit_file",
+        {"path": "textstats/counts.py", "old_text": "key=count", "new_text": "key=lambda p: (-p[1], p[0])"},
+        "ok",
+    ),
+    *call(4, "bash", {"command": "python run_tests.py"}, "61 passed, 0 failed"),
+]
+
+# (name, where, history, what the ledger must hold)
+LEDGER_CASES = [
+    ("a created file is named", "message 4, write_file", HISTORY, ["textstats/lexical.py"]),
+    (
+        "an edit shows the line it added",
+        "message 6, edit_file",
+        HISTORY,
+        ["textstats/counts.py", "key=lambda p: (-p[1], p[0])"],
+    ),
+    (
+        "a failed command: its exit status and error",
+        "message 2, bash",
+        HISTORY,
+        ["python run_tests.py", "1", "AssertionError: [('pear', 2), ('apple', 2)]"],
+    ),
+]
+
+
+def _holds(fn: Callable, where: str, history: list, wanted: list[str]) -> None:
+    got = fn(list(history))
+    assert isinstance(got, str), f"return the ledger as text, not {type(got).__name__}"
+    for piece in wanted:
+        assert piece in got, f"{where}: {piece!r} is missing from the ledger"
+
+
+def _carried(fn: Callable) -> None:
+    first = fn(list(HISTORY[:3]))  # the failed run only
+    later = [user(text("Summary of the work so far."), text(first)), *HISTORY[3:]]
+    got = fn(later)
+    wanted = "AssertionError: [('pear', 2), ('apple', 2)]"
+    assert wanted in first, f"message 2, bash: {wanted!r} is missing from the first ledger"
+    assert wanted in got, (
+        f"message 0, the earlier ledger: {wanted!r} was in it but not in the new one "
+        "(carry an earlier compaction's ledger over)"
+    )
+    assert "textstats/lexical.py" in got, "message 2, write_file: the new entries are missing"
+
+
+def _bounded(fn: Callable) -> None:
+    history = [user("Review every module.")]
+    history += call(1, "bash", {"command": "python run_tests.py"}, FAILING, True)
+    for k in range(2, 122):
+        history += call(k, "bash", {"command": f"grep -c def mod_{k}.py"}, f"{k}\n[exit code 0]")
+    got = fn(history, max_entries=40)
+    assert isinstance(got, str), f"return the ledger as text, not {type(got).__name__}"
+    lines = [line for line in got.splitlines() if line.strip()]
+    assert len(lines) <= 45, f"{len(lines)} lines for 121 commands: max_entries=40 should bound it"
+    assert "AssertionError" in got, (
+        "message 2, bash: the failed run was pushed out by 120 passing commands (drop those first)"
+    )
+
+
+def check_ledger(fn: Callable) -> CheckReport:
+    """The chapter's ``ledger``: files, commands with outcomes, carried over, bounded."""
+    cases = [(name, lambda c=c: _holds(fn, *c)) for name, *c in LEDGER_CASES]
+    cases += [
+        ("an earlier ledger is carried over", lambda: _carried(fn)),
+        ("bounded, and a failure survives the bound", lambda: _bounded(fn)),
+    ]
+    return run_cases("ledger", cases)
+
+
+# ---------------------------------------------------------------- exercise 1: a test run's entry
+
+_RUNNERS = {
+    "run_tests.py": (
+        "tests/test_counts.py ..F.\n\nFAILED tests/test_counts.py::test_ties\n"
+        "54 passed, 7 failed\n[exit code 1]"
+    ),
+    "pytest, failed first": (
+        "....F.\n===== short test summary info =====\n===== 2 failed, 41 passed in 0.52s ====="
+    ),
+    "pytest, all green": "..........\n========== 44 passed in 0.10s ==========",
+    "progress, then the summary": "3 passed, 0 failed (so far)\n...\n10 passed, 1 failed\n[exit code 1]",
+    "skipped tests too": "== 1 failed, 12 passed, 3 skipped in 1.20s ==",
+}
+COUNT = re.compile(r"\b(\d+) (passed|failed)\b")
+
+# (name, command, output, is_error, passed, failed, exit status or None)
+ENTRY_CASES = [
+    ("the course's runner", "python run_tests.py", _RUNNERS["run_tests.py"], True, 54, 7, 1),
+    ("pytest names failures first", "pytest -q", _RUNNERS["pytest, failed first"], True, 41, 2, None),
+    ("all green: 0 failed", "pytest -q", _RUNNERS["pytest, all green"], False, 44, 0, None),
+    ("the last summary line wins", "python run.py", _RUNNERS["progress, then the summary"], True, 10, 1, 1),
+    ("skipped is not passed", "pytest", _RUNNERS["skipped tests too"], True, 12, 1, None),
+    ("exit 0 is said too", "python run_tests.py", "5 passed, 0 failed\n[exit code 0]", False, 5, 0, 0),
+]
+
+
+def counts_entry_reference(command: str, output: str, is_error: bool) -> str:
+    """``- `cmd` -> exit N; P passed, F failed`` from the output's last line with a count."""
+    line = next((ln for ln in reversed(output.splitlines()) if COUNT.search(ln)), "")
+    counts = {kind: int(n) for n, kind in COUNT.findall(line)}
+    status = re.findall(r"\[exit code (-?\d+)\]", output)
+    head = f"exit {status[-1]}; " if status else ""
+    return f"- `{command}` -> {head}{counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed"
+
+
+def _entry_case(
+    fn: Callable, command: str, output: str, is_error: bool, passed: int, failed: int, status
+) -> None:
+    got = fn(command, output, is_error)
+    assert isinstance(got, str), f"return the entry as one line of text, not {type(got).__name__}"
+    assert "\n" not in got.strip(), f"the entry is one line, got {got.count(chr(10)) + 1}"
+    assert command in got, f"the command {command!r} is missing from {got!r}"
+    said = {kind: int(n) for n, kind in COUNT.findall(got)}
+    for kind, want in (("passed", passed), ("failed", failed)):
+        assert kind in said, f"`N {kind}` is missing from {got!r} (the output says {want} {kind})"
+        assert said[kind] == want, f"{said[kind]} {kind}, but the output's last count line says {want} {kind}"
+    if status is not None:
+        assert re.search(rf"\bexit (?:code |status )?{status}\b", got), (
+            f"the output ends with [exit code {status}]: say `exit {status}` in {got!r}"
+        )
+
+
+def check_counts_entry(fn: Callable) -> CheckReport:
+    """Exercise 1: a test run's ledger entry with its pass/fail counts (and exit status)."""
+    cases = [(name, lambda c=c: _entry_case(fn, *c)) for name, *c in ENTRY_CASES]
+    return run_cases("counts_entry", cases)
+
+
+# ---------------------------------------------------------------- exercise 2: reformatted numbers
+
+# (name, the rule, result text, later assistant text, lines that must be kept, lines that must not)
+REFORMAT_CASES = [
+    (
+        "1,000 said as 1000",
+        "thousands separators do not matter",
+        "rows: 1,000\ncols: 3",
+        "Got 1000 rows.",
+        [0],
+        [1],
+    ),
+    (
+        "1000 said as 1,000",
+        "thousands separators do not matter",
+        "rows: 1000\ncols: 3",
+        "Got 1,000 rows.",
+        [0],
+        [1],
+    ),
+    (
+        "1,250,000 said as 1250000",
+        "every separator goes",
+        "bytes: 1,250,000\nfiles: 4",
+        "It holds 1250000 bytes.",
+        [0],
+        [1],
+    ),
+    (
+        "3.674 said as 3.67",
+        "a value rounded to fewer decimals",
+        "score 3.674\nnote none",
+        "About 3.67.",
+        [0],
+        [1],
+    ),
+    ("3.678 said as 3.68", "rounded, not cut", "score 3.678\nnote none", "About 3.68.", [0], [1]),
+    ("3.678 is not 3.67", "rounded, not cut", "score 3.678\nnote none", "About 3.67.", [], [0, 1]),
+    (
+        "100 is not 10",
+        "a number is whole, not part of another",
+        "100 files\n2 dirs",
+        "Only 10 files.",
+        [],
+        [0, 1],
+    ),
+    ("2.50 said as 2.5", "a trailing zero does not matter", "price 2.50\nok", "It costs 2.5.", [0], [1]),
+    ("a path still counts", "the chapter's rule still holds", GREP, "Reading textstats/counts.py.", [0], [1]),
+    (
+        "plain words still mark nothing",
+        "the chapter's rule still holds",
+        PLAIN,
+        "All the tests passed.",
+        [],
+        [0, 1],
+    ),
+]
+
+
+def _reformat_case(
+    fn: Callable, rule: str, result: str, later: str, keep: list[int], drop: list[int]
+) -> None:
+    lines = result.splitlines()
+    got = fn(result, [assistant(later)], max_lines=2)
+    assert isinstance(got, list), f"return a list of lines, not {type(got).__name__}"
+    for k in keep:
+        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept: {later!r} says it ({rule})"
+    for k in drop:
+        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept against {later!r} ({rule})"
+
+
+NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def _same_number(found: str, said: str) -> bool:
+    """True when ``said`` is ``found`` without separators, or rounded to fewer decimals (half up)."""
+    a, b = Decimal(found.replace(",", "")), Decimal(said.replace(",", ""))
+    places = -b.as_tuple().exponent
+    if places > -a.as_tuple().exponent:
+        return a == b  # more decimals said than found: only a trailing zero
+    return a.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP) == b
+
+
+def used_lines_reformatted_reference(result_text: str, later_messages: list, max_lines: int = 2) -> list[str]:
+    """``used_lines``, and a line whose 2+ digit number the agent wrote again differently."""
+    said = set(
+        NUMBER.findall(
+            " ".join(str(v) for m in later_messages if m.get("role") == "assistant" for v in _said(m))
+        )
+    )
+    out = []
+    for line in result_text.splitlines():
+        numbers = [n for n in NUMBER.findall(line) if len(n.replace(",", "").split(".")[0]) >= 2 or "." in n]
+        if used_lines(line, later_messages, max_lines=1) or any(
+            _same_number(n, s) for n in numbers for s in said
+        ):
+            out.append(line)
+    return out[:max_lines]
+
+
+def _said(message: dict) -> list[str]:
+    """The texts and tool-input values of an assistant message."""
+    out = []
+    for block in (
+        message.get("content") if isinstance(message.get("content"), list) else [message.get("content")]
+    ):
+        if isinstance(block, str):
+            out.append(block)
+        elif isinstance(block, dict):
+            out.append(str(block.get("text", "")))
+            out += [str(v) for v in (block.get("input") or {}).values()]
+    return out
+
+
+def check_used_lines_reformatted(fn: Callable) -> CheckReport:
+    """Exercise 2: used lines that match a number the agent wrote differently."""
+    cases = [(name, lambda c=c: _reformat_case(fn, *c)) for name, *c in REFORMAT_CASES]
+    return run_cases("used_lines_reformatted", cases)
