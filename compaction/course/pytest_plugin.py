@@ -3,9 +3,12 @@
 
 It runs the whole session with its temporary files in one run folder (``scratch``), removed at the
 end, and writes each failing notebook's nbval report (the diff) to ``.artifacts/nbval/``, which CI
-uploads. Deliberately left out: anything about what a test checks, and how tests are spread over
-xdist workers (``--dist loadfile``: a notebook's cells share one kernel, a module its fixtures;
-xdist's ``loadgroup`` was tried and ran a notebook's cells in fresh kernels).
+uploads. It also orders the files longest first (``LONGEST``, then the chapters, then the solutions,
+then the rest, each in its own order): with ``--dist loadfile`` xdist hands files to the workers in
+collection order, so the long ones start at once and the short ones fill the end, instead of two
+workers waiting on the last notebooks. Deliberately left out: anything about what a test checks, and
+any other way of spreading tests (``--dist loadfile``: a notebook's cells share one kernel, a module
+its fixtures; xdist's ``loadgroup`` was tried and ran a notebook's cells in fresh kernels).
 """
 
 from __future__ import annotations
@@ -23,6 +26,16 @@ NBVAL_DIFFS = Path(".artifacts") / "nbval"  # under the folder pytest runs in: t
 _RUN = contextlib.ExitStack()
 _ROOT: list[Path] = [Path.cwd()]  # the session's rootdir, once configured
 _REPORTS_HERE = [True]  # False on an xdist worker: the controller writes what the workers report
+# the slowest test files, measured with --durations on the 2-core machine (issue 24's table), slowest first
+LONGEST = (
+    "tests/test_exercises.py",
+    "tests/test_properties_pipeline.py",
+    "tests/test_browser.py",
+    "tests/test_wheel.py",
+    "tests/test_properties_layers.py",
+    "tests/test_cli.py",
+    "tests/test_reactive.py",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -33,6 +46,21 @@ def pytest_configure(config: pytest.Config) -> None:
     _REPORTS_HERE[0] = not hasattr(config, "workerinput")
     if _REPORTS_HERE[0] and config.getoption("nbval", default=False):
         shutil.rmtree(config.rootpath / NBVAL_DIFFS, ignore_errors=True)  # only this run's failures
+
+
+def run_order(path: str) -> int:
+    """Where a file's tests go in the run: the slowest files, the chapters, the solutions, the rest."""
+    if path in LONGEST:
+        return LONGEST.index(path)
+    for rank, folder in enumerate(("notebooks/", "solutions/"), start=len(LONGEST)):
+        if path.startswith(folder):
+            return rank
+    return len(LONGEST) + 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest files first (a stable sort: a file's tests, a notebook's cells, keep their order)."""
+    items.sort(key=lambda item: run_order(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
