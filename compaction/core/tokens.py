@@ -2,8 +2,8 @@
 
 None of these is Claude's own tokenizer, which is not public (the token-counting page offers only
 the ``count_tokens`` endpoint) and changes between models (Claude Sonnet 5 ships a new tokenizer
-that counts the same text as more tokens, about 30% more by a third party's reading:
-``compaction.core.models``): characters/4 is the cheap guess, cl100k is a real BPE that lands
+that counts the same text as more tokens, "approximately 30 percent more" per the token-counting
+page: ``compaction.core.models``): characters/4 is the cheap guess, cl100k is a real BPE that lands
 closer, and the API's ``count_tokens`` is itself documented as an estimate that can differ from the
 real input by a small amount. The figure that is billed and checked against the window is the
 response's ``usage``: with prompt caching, ``input_tokens`` plus ``cache_creation_input_tokens``
