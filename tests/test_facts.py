@@ -221,9 +221,6 @@ ALLOWED = {
     ("14_api_context_management.ipynb", "47 of the 50 calls broke the cache."): (
         "the course's own measurement of the session above"
     ),
-    ("14_api_context_management.ipynb", "The course's pipeline broke the cache most often"): (
-        "the course's own measurements of the four strategies"
-    ),
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
     ),
