@@ -92,7 +92,7 @@ def tuned_layers():
 
 def tuned_differently():
     layers = default_layers()
-    layers[1] = replace(layers[1], trigger=0.9)
+    layers[1] = replace(layers[1], clear_at_least=2_000)  # another setting: fewer, larger clearings
     return layers
 
 
@@ -161,6 +161,14 @@ def costs_more():
     return [Budget(), Micro(keep_recent=10), Summary(), Reactive()]
 
 
+def the_chapters_answer():
+    return [Budget(), Micro(keep_used=2), Summary(), Reactive()]  # pipeline + used: 104% of none
+
+
+def cheaper_but_not_enough():
+    return [Budget(), Micro(trigger=0.7), Summary(), Reactive()]  # cheaper than the default, over 90%
+
+
 def a_layer_left_out():
     return [Micro(trigger=0.8), Summary(), Reactive()]
 
@@ -183,7 +191,18 @@ CASES = [
         ],
     ),
     (checks.check_predictions, predict, [predicts_nothing_lost, predicts_everything_lost]),
-    (checks.check_tuning, tuned_layers, [two_settings, costs_more, a_layer_left_out, settings_not_layers]),
+    (
+        checks.check_tuning,
+        tuned_layers,
+        [
+            two_settings,
+            costs_more,
+            the_chapters_answer,
+            cheaper_but_not_enough,
+            a_layer_left_out,
+            settings_not_layers,
+        ],
+    ),
 ]
 
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -191,6 +210,12 @@ test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = che
 
 def test_a_tuning_written_differently_passes_too():
     assert checks.check_tuning(tuned_differently).passed
+
+
+def test_the_chapters_shown_answer_fails_on_the_cost_row():
+    for wrong in (the_chapters_answer, cheaper_but_not_enough):
+        failed = [r for r in checks.check_tuning(wrong).failures]
+        assert failed and all("at most 90% of none" in r.name for r in failed), failed
 
 
 def test_a_failing_row_counts_the_mistakes_without_giving_the_measured_answer():

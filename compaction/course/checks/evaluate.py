@@ -6,7 +6,8 @@ whole session and against it masked and snipped, plus the cases the known-wrong 
 (case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
 ``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
 prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
-setting of one layer. Deliberately left out: judging whether a probe is a *good* question; only that it is
+setting of one layer and asks it to cost at most 90% of ``none``, a target the chapter's table
+misses. Deliberately left out: judging whether a probe is a *good* question; only that it is
 well formed, answerable, and of the kind it says.
 """
 
@@ -33,6 +34,7 @@ ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exe
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
+TUNING_TARGET = 0.9  # exercise 3: at most this share of none's cost (the chapter's cheapest: 104%)
 PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
 PREDICT_PROBES = (
     "first-run-counts",
@@ -241,7 +243,7 @@ def changed_settings(layers: list, default: list) -> list[str]:
 
 
 def check_tuning(tuned_layers: Callable) -> CheckReport:
-    """Exercise 3: the default list with one setting of one layer changed: cheaper, as many probes."""
+    """Exercise 3: the default list with one setting changed: at most 90% of none, as many probes."""
     default = default_layers()
     outcome: dict[str, Any] = {}
 
@@ -262,10 +264,13 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
             outcome["replay"] = offline_session(PREDICT_TURNS).replay("pipeline", settings())
         return outcome["replay"]
 
-    def cheaper() -> None:
+    def cheap_enough() -> None:
         none, default, _ = _default_pipeline()
         mine = replayed().cost.units
-        assert mine < default, f"costs {mine / none:.0%} of none; the default costs {default / none:.0%}"
+        assert mine <= TUNING_TARGET * none, (
+            f"costs {mine / none:.0%} of none; the target is at most {TUNING_TARGET:.0%} "
+            f"(the default costs {default / none:.0%})"
+        )
 
     def keeps() -> None:
         _, _, share = _default_pipeline()
@@ -273,10 +278,10 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
         assert mine >= share, f"keeps {mine:.0%} of the probes; the default keeps {share:.0%}"
 
     return run_cases(
-        "one setting, cheaper, as many probes",
+        f"one setting, at most {TUNING_TARGET:.0%} of none, as many probes",
         [
             ("one setting of one layer changed", settings),
-            ("cheaper than the default", cheaper),
+            (f"costs at most {TUNING_TARGET:.0%} of none", cheap_enough),
             ("keeps as many probes", keeps),
         ],
     )
