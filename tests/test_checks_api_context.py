@@ -38,10 +38,24 @@ def breaks_by_zip(read, written):
 
 
 def budget_edits(window, max_breaks):
+    room = window - 4_096  # every call asks max_tokens 4,096
     return [
         {
             "type": "clear_tool_uses_20250919",
-            "trigger": {"type": "input_tokens", "value": window * 12 // 25},  # 3,840: room for 4,096 more
+            "clear_tool_inputs": True,  # the calls' inputs go too, so a cleared context stays small
+            "keep": {"type": "tool_uses", "value": 0},
+            "trigger": {"type": "input_tokens", "value": room},
+            "clear_at_least": {"type": "input_tokens", "value": 500},
+        }
+    ]
+
+
+def skipping_a_round_past_the_room(window, max_breaks):
+    """The trigger leaves room, but a large clear_at_least skips a round: the context grows to 6,601."""
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window * 12 // 25},
             "keep": {"type": "tool_uses", "value": 3},
             "clear_at_least": {"type": "input_tokens", "value": window * 2 // 5},
         }
@@ -243,6 +257,7 @@ CASES = [
             clearing_too_late,
             compacting_instead,
             leaving_no_room_for_the_answer,
+            skipping_a_round_past_the_room,
         ],
     ),
     (
@@ -274,3 +289,12 @@ def test_a_trigger_that_leaves_no_room_for_the_answer_is_refused_by_name():
     report = checks.check_edits_for_budget(leaving_no_room_for_the_answer)
     assert not report.passed
     assert "leaves no room for the answer" in str(report) and "at most 3,904" in str(report)
+
+
+def test_a_request_past_the_room_is_refused_by_its_own_row():
+    report = checks.check_edits_for_budget(skipping_a_round_past_the_room)
+    failed = {r.name: r.detail for r in report.failures}
+    room_rows = [name for name in failed if "room" in name]
+    assert room_rows and all(name.startswith("budget of") for name in failed), failed
+    assert all("at most 3,904" in failed[name] and "6,601 input tokens" in failed[name] for name in room_rows)
+    assert "budget of 4 breaks" not in failed  # its breaks are within budget: only the room is wrong
