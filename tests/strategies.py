@@ -10,6 +10,7 @@ Deliberately left out: server tool blocks, citations, and prefilled final assist
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
@@ -93,42 +94,57 @@ def _repeat(seed: str, size: int) -> str:
     return (seed * (size // len(seed) + 1))[:size]
 
 
+# The strategies below are built once, here, and only drawn from inside the composites: building a
+# strategy inside a draw makes hypothesis validate it again on every example, which cost more than
+# the drawing itself (the values drawn are the same either way).
+_KIND = st.integers(0, 19)
+_HUGE_SIZE = st.integers(20_000, 250_000)
+_LONG_SIZE = st.integers(120, 4_000)
+_PARTS = st.lists(nonblank.map(text), min_size=1, max_size=3)
+_MAYBE = st.one_of(st.none(), nonblank)  # text half the time
+_RARELY = st.one_of(st.none(), st.none(), nonblank)  # text a third of the time
+
+
 @st.composite
 def results(draw, huge: bool = True) -> str | list:
     """A tool result content: usually short text, sometimes long, a list of blocks, or huge."""
-    kind = draw(st.integers(0, 19))
+    kind = draw(_KIND)
     if kind == 0 and huge:
-        return _repeat(draw(words), draw(st.integers(20_000, 250_000)))
+        return _repeat(draw(words), draw(_HUGE_SIZE))
     if kind <= 3:
-        return _repeat(draw(words), draw(st.integers(120, 4_000)))
+        return _repeat(draw(words), draw(_LONG_SIZE))
     if kind <= 6:
-        parts = draw(st.lists(nonblank.map(text), min_size=1, max_size=3))
+        parts = draw(_PARTS)
         return parts + ([IMAGE] if draw(st.booleans()) else [])
     return draw(words)
+
+
+_CALLS = {
+    huge: st.lists(
+        st.builds(Call, name=st.sampled_from(TOOLS), result=results(huge), is_error=st.booleans()),
+        max_size=3,
+    )
+    for huge in (True, False)
+}
 
 
 @st.composite
 def turns(draw, huge: bool = True) -> Turn:
     """One turn: zero to three parallel calls, optional thinking, optional user text after results."""
-    calls = draw(
-        st.lists(
-            st.builds(Call, name=st.sampled_from(TOOLS), result=results(huge), is_error=st.booleans()),
-            max_size=3,
-        )
-    )
-    return Turn(
-        calls=calls,
-        say=draw(st.one_of(st.none(), nonblank)),
-        note=draw(st.one_of(st.none(), st.none(), nonblank)),
-        thinking=draw(st.one_of(st.none(), st.none(), nonblank)),
-    )
+    return Turn(calls=draw(_CALLS[huge]), say=draw(_MAYBE), note=draw(_RARELY), thinking=draw(_RARELY))
+
+
+@functools.cache
+def _plans(max_turns: int, huge: bool) -> st.SearchStrategy[list[Turn]]:
+    """The list of turns a session is built from (one strategy per shape, built once)."""
+    return st.lists(turns(huge), max_size=max_turns)
 
 
 @st.composite
 def sessions(draw, max_turns: int = 12, huge: bool = True) -> list[dict]:
     """A valid session: a task, up to ``max_turns`` turns, sometimes a final text reply."""
-    plan = draw(st.lists(turns(huge), max_size=max_turns))
-    final = draw(st.one_of(st.none(), nonblank))
+    plan = draw(_plans(max_turns, huge))
+    final = draw(_MAYBE)
     return build_session(plan, task=draw(nonblank), final=final)
 
 
@@ -143,23 +159,37 @@ LIGHT_RESULTS = (
 )
 
 
+_LIGHT_CALLS = st.integers(0, 3)
+_LIGHT_NAME = st.sampled_from(TOOLS)
+_LIGHT_RESULT = st.sampled_from(LIGHT_RESULTS)
+_LIGHT_NOTE = st.sampled_from([None, None, None, "Also keep the old API.", SPICE[0]])
+_LIGHT_SAY = st.sampled_from([None, "Next step."])
+
+
 @st.composite
 def light_turns(draw) -> Turn:
     """A turn drawn from a few prebuilt pieces (for long sessions)."""
-    n = draw(st.integers(0, 3))
-    calls = [
-        Call(draw(st.sampled_from(TOOLS)), draw(st.sampled_from(LIGHT_RESULTS)), draw(st.booleans()))
-        for _ in range(n)
-    ]
-    note = draw(st.sampled_from([None, None, None, "Also keep the old API.", SPICE[0]]))
-    return Turn(calls=calls, say=draw(st.sampled_from([None, "Next step."])), note=note)
+    n = draw(_LIGHT_CALLS)
+    calls = [Call(draw(_LIGHT_NAME), draw(_LIGHT_RESULT), draw(st.booleans())) for _ in range(n)]
+    note = draw(_LIGHT_NOTE)
+    return Turn(calls=calls, say=draw(_LIGHT_SAY), note=note)
+
+
+@functools.cache
+def _light_plans(min_turns: int, max_turns: int) -> st.SearchStrategy[list[Turn]]:
+    """The list of light turns a long session is built from (one strategy per length range)."""
+    return st.lists(light_turns(), min_size=min_turns, max_size=max_turns)
+
+
+@st.composite
+def _long_session(draw, min_turns: int, max_turns: int) -> list[dict]:
+    plan = draw(_light_plans(min_turns, max_turns))
+    return build_session(plan, task=draw(nonblank))
 
 
 def long_sessions(min_turns: int = 10, max_turns: int = 40) -> st.SearchStrategy[list[dict]]:
     """Sessions long enough for snip to act, built from prebuilt pieces so they draw fast."""
-    return st.lists(light_turns(), min_size=min_turns, max_size=max_turns).flatmap(
-        lambda plan: nonblank.map(lambda task: build_session(plan, task=task))
-    )
+    return _long_session(min_turns, max_turns)
 
 
 # tool_use ids an attacker could choose: traversal, separators, NUL, reserved names, very long

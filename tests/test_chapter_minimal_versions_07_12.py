@@ -35,8 +35,9 @@ from compaction.levels.locations import missing_references
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def chapter(name: str, *functions: str) -> dict:
-    """The namespace after the chapter's imports, constants and the cells that define ``functions``."""
+def chapter(name: str, *functions: str, final: bool = False) -> dict:
+    """The namespace after the chapter's imports, constants and the cells that define ``functions``
+    (the first cell that defines each; with ``final``, the last: the version the chapter ends with)."""
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     code = [cell.source for cell in nb.cells if cell.cell_type == "code"]
     setup = []
@@ -54,7 +55,8 @@ def chapter(name: str, *functions: str) -> dict:
     for function in functions:
         cells = [s for s in code if re.search(rf"^def {function}\(", s, re.MULTILINE)]
         assert cells, f"{name} defines no function {function}"
-        tree = ast.parse(cells[0])
+        cell = cells[-1] if final else cells[0]
+        tree = ast.parse(cell)
         defs = [  # the cell's functions, classes and UPPER_CASE constants (a compiled pattern, say)
             n
             for n in tree.body
@@ -64,7 +66,7 @@ def chapter(name: str, *functions: str) -> dict:
                 and all(isinstance(t, ast.Name) and t.id.isupper() for t in n.targets)
             )
         ]
-        exec("\n\n".join(ast.get_source_segment(cells[0], n) for n in defs), namespace)  # noqa: S102
+        exec("\n\n".join(ast.get_source_segment(cell, n) for n in defs), namespace)  # noqa: S102
     return namespace
 
 
@@ -174,6 +176,6 @@ def test_10_summary_threshold_is_the_package_threshold():
 
 
 def test_12_files_modified_is_the_package_list_on_every_course_session():
-    ns = chapter("12_phases_and_checkpoints.ipynb", "files_modified")
+    ns = chapter("12_phases_and_checkpoints.ipynb", "old_text_of", "change_of", "files_modified", final=True)
     for messages in level_sessions() + course_lists():
         assert ns["files_modified"](messages) == package_files_modified(messages)

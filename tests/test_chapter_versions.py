@@ -43,7 +43,7 @@ def chapter_functions(chapter: str, *cell_ids: str) -> dict:
 
 
 def test_01_first_problem_agrees_with_validate_on_the_rules_it_builds():
-    cells = ("role-problem", "results-problem", "first-problem")
+    cells = ("role-problem", "results-problem", "unanswered", "first-problem")
     first_problem = chapter_functions("01_messages", *cells)["first_problem"]
     for session in message_checks.course_sessions():
         assert first_problem(session) is None

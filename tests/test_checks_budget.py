@@ -196,9 +196,28 @@ def test_a_right_answer_written_differently_passes(check, answer):
     assert report.passed, str(report)
 
 
-def test_the_seed_budget_is_told_it_changed_its_input():
+def test_the_seed_budget_is_told_it_changed_its_input_and_where():
     row = checks.check_budget(naive_budget).failures[0]
-    assert "the input list was changed" in row.detail and "max_chars=0" in row.detail
+    assert (
+        "the input list was changed (message 2, block 0 (tool_result toolu_log): `content` changed)"
+        in row.detail
+    )
+    assert "max_chars=0" in row.detail
+
+
+def test_a_marker_larger_than_its_result_is_named_as_the_rule_broken():
+    rows = {r.name: r.detail for r in checks.check_budget(budget_without_marker_test).failures}
+    assert "the marker would be no smaller: keep it" in rows["a result no larger than its marker stays"]
+    small = [d for n, d in rows.items() if "780 chars of results" in n]
+    assert small and "a result of 780 chars became a marker of 998" in small[0], rows
+    assert "the marker would be larger than the result: keep it" in small[0]
+    seed = {r.name: r.detail for r in checks.check_budget(naive_budget).failures}
+    assert "the marker would be no smaller: keep it" in seed["a result no larger than its marker stays"]
+
+
+def test_the_rows_say_what_their_numbers_are():
+    names = [r.name for r in checks.check_budget(package_budget).results]
+    assert "session 2 to message 2, results x20: 780 chars of results" in names, names
 
 
 @pytest.mark.parametrize(

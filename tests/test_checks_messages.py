@@ -151,6 +151,29 @@ def merge_normalising_everything(messages):
     return [{**m, "content": blocks(m)} for m in merge_by_groups(messages)]
 
 
+def answer_found_by_value(messages, note=checks.INTERRUPTED):
+    """Finds each assistant message with out.index (equality): an equal earlier message is taken instead."""
+    out = list(messages)
+    for message in messages:
+        if message["role"] != "assistant":
+            continue
+        at = out.index(message)
+        nxt = out[at + 1] if at + 1 < len(out) and out[at + 1]["role"] == "user" else None
+        answered = {b.get("tool_use_id") for b in blocks(nxt)} if nxt else set()
+        missing = [
+            tool_result(b["id"], note, is_error=True)
+            for b in tool_use_blocks(message)
+            if b["id"] not in answered
+        ]
+        if missing and nxt:
+            content = blocks(nxt)
+            n = next((k for k, b in enumerate(content) if b["type"] != "tool_result"), len(content))
+            out[at + 1] = {**nxt, "content": content[:n] + missing + content[n:]}
+        elif missing:
+            out.insert(at + 1, user(*missing))
+    return out
+
+
 def answer_with_a_new_message_always(messages, note=checks.INTERRUPTED):
     """Appends a user message after the call even when a user message follows: two users in a row."""
     out = []
@@ -214,6 +237,7 @@ CASES = [
         checks.check_answer_unanswered,
         checks.answer_unanswered_reference,
         [
+            answer_found_by_value,
             answer_with_a_new_message_always,
             answer_without_is_error,
             answer_after_the_text,
@@ -286,3 +310,18 @@ def test_results_in_another_order_are_named_as_an_order_fault():
     rows = checks.check_answer_unanswered(answer_results_sorted_by_id).failures
     assert rows and all("the same results in another order" in r.detail for r in rows), rows
     assert not any("first difference at character" in r.detail for r in rows)
+
+
+def test_a_message_found_by_value_fails_the_equal_messages_row_only():
+    rows = checks.check_answer_unanswered(answer_found_by_value).failures
+    assert [r.name for r in rows] == ["an equal message at two places"], rows
+    assert "list 1 of the 2 this row tries" in rows[0].detail and "message 6" in rows[0].detail
+
+
+def test_a_changed_input_is_located():
+    def in_place(messages):
+        messages[0]["content"] = "changed"
+        return checks.merge_same_role_reference(messages)
+
+    row = checks.check_merge_same_role(in_place).failures[0]
+    assert "the input list was changed (message 0: `content` changed)" in row.detail, row.detail

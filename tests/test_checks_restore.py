@@ -168,6 +168,8 @@ def test_a_failing_choice_shows_the_sizes_and_limits_of_its_case():
     exact = next(r for r in report.failures if "reaches the total exactly" in r.name)
     assert "('a.py', 600), ('b.py', 400), ('c.py', 1)" in exact.detail
     assert "max_files=5" in exact.detail and "max_total_tokens=1,000" in exact.detail
+    # the row names the boundary it is about, not the general rule
+    assert exact.detail.endswith("(a file that reaches the total exactly still fits (<=))")
 
 
 def test_a_restore_that_trips_on_a_deleted_file_is_named():

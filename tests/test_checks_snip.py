@@ -213,6 +213,17 @@ def quotes_the_first_request(messages, max_messages=50, keep_head=3):
     ]
 
 
+def quotes_always(messages, max_messages=50, keep_head=3):
+    """Quotes the newest request even when the snip kept it."""
+    head, tail = snip_cuts(messages, max_messages=max_messages, keep_head=keep_head)
+    if tail <= head:
+        return list(messages)
+    words = [user_words(m) for m in messages if user_words(m)]
+    last = messages[head - 1]
+    note = text(snip_placeholder(tail - head, words[-1] if words else None))
+    return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
+
+
 CASES = [
     (
         checks.check_snip,
@@ -224,7 +235,11 @@ CASES = [
         checks.snip_to_tokens_reference,
         [tokens_by_message_count, tokens_without_head, tokens_strict, tokens_tail_fit_strict],
     ),
-    (checks.check_snip_keeping_request, snip_compact, [never_quotes, quotes_the_first_request]),
+    (
+        checks.check_snip_keeping_request,
+        checks.snip_keeping_request_reference,
+        [never_quotes, quotes_the_first_request, quotes_always],
+    ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
 
@@ -257,4 +272,31 @@ def test_text_before_results_is_named_as_the_broken_rule():
 def test_a_strict_tail_fit_fails_the_exact_fit_row_only():
     rows = checks.check_snip_to_tokens(tokens_tail_fit_strict).failures
     assert [r.name for r in rows] == ["a tail that fills the budget exactly is kept (<=, not <)"], rows
-    assert "message" in rows[0].detail
+    assert "exactly the budget: an exact fit is kept" in rows[0].detail, rows[0].detail
+
+
+def test_the_request_reference_is_the_package_on_a_first_snip():
+    for _, session in checks._sessions():
+        for s in (session, checks.with_requests(session)):
+            for m, h in checks.GRID:
+                want = snip_compact(s, max_messages=m, keep_head=h)
+                assert checks.snip_keeping_request_reference(s, max_messages=m, keep_head=h) == want
+
+
+def test_quoting_a_kept_request_is_named_as_the_rule_broken():
+    rows = checks.check_snip_keeping_request(quotes_always).failures
+    assert rows and all("the request was kept, so don't quote it again" in r.detail for r in rows), rows
+    assert not any("first difference at character" in r.detail for r in rows)
+
+
+def test_a_dropped_request_left_unquoted_is_named():
+    rows = checks.check_snip_keeping_request(never_quotes).failures
+    assert rows and all("quote the newest request when it goes" in r.detail for r in rows), rows
+    rows = checks.check_snip_keeping_request(quotes_the_first_request).failures
+    assert any("quote the newest request, message" in r.detail for r in rows), rows
+
+
+def test_a_tail_that_does_not_fit_is_told_head_and_tail_must_fit():
+    rows = checks.check_snip_to_tokens(tokens_without_head).failures
+    assert rows and any("head and tail together must fit" in r.detail for r in rows), rows
+    assert not any("first difference at character" in r.detail for r in rows)

@@ -6,6 +6,7 @@ import nbformat
 import pytest
 
 from compaction.course.__main__ import main
+from compaction.course.checks import run_cases
 from compaction.course.exercises import (
     DEFAULT_HINT,
     MarkerError,
@@ -211,6 +212,31 @@ def test_execute_saves_outputs_and_check_passes_a_solved_notebook_and_fails_its_
     assert "FAIL double: 0/1 checks passed" in out
     # the terminal prints the failing row itself, naming the case and why, not only the verdict
     assert "FAIL  two" in out and "not implemented yet" in out
+
+
+TWO_CASES = CHECK_CELL.replace(
+    'run_cases("double", [("two", doubles_two)])',
+    'run_cases("double", [("zero", lambda: None), ("two", doubles_two)])',
+)
+
+
+def test_check_prints_every_row_the_notebook_shows_pass_and_fail(tmp_path, capsys):
+    sol, ex = tmp_path / "solutions", tmp_path / "exercises"
+    write(solution_notebook(DOUBLE, TWO_CASES), sol / "01_double.ipynb")
+    build_exercises(sol, ex)
+    capsys.readouterr()
+    assert main(["check", str(ex / "01_double.ipynb")]) == 1
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    notebook_rows = str(run_cases("double", [("zero", lambda: None), ("two", _stub)])).splitlines()[1:]
+    for row in notebook_rows:  # the same rows as the notebook's report, in its order
+        assert row.strip() in printed, row
+    assert [row.strip() for row in notebook_rows] == ["pass  zero", "FAIL  two   not implemented yet"]
+    assert printed.index("pass  zero") < printed.index("FAIL  two   not implemented yet")
+    assert "0 of 1 check reports pass" in printed
+
+
+def _stub():
+    raise NotImplementedError("multiply")
 
 
 GUESS = "### BEGIN SOLUTION\n# Hint: your guess, a number\nmy_guess = 3\n### END SOLUTION\nprint(my_guess)"

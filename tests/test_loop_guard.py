@@ -7,6 +7,7 @@ again before every call, paying for a summary each time and getting nowhere: a c
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -27,16 +28,32 @@ WINDOW = 20_000
 TURNS = 12
 
 
+def with_notes(n: int) -> str:
+    """The agent's system prompt followed by ``n`` reference notes."""
+    return SYSTEM_PROMPT + "".join(f" Reference note {k}: keep the style of the project." for k in range(n))
+
+
+@functools.cache
 def heavy_system_prompt(over: int) -> str:
-    """A system prompt that, with the tools, is ``over`` tokens above the threshold (or more)."""
-    system, n = SYSTEM_PROMPT, 0
-    while (
-        estimate_tokens([], "tiktoken", system=system, tools=TOOL_DEFINITIONS)
-        < summary_threshold(WINDOW) + over
-    ):
-        system += f" Reference note {n}: keep the style of the project."
-        n += 1
-    return system
+    """A system prompt that, with the tools, is ``over`` tokens above the threshold (or more).
+
+    The fewest notes that get there, found by doubling then bisecting (a count per step, not one
+    per note: counting a growing prompt note by note cost seconds per test).
+    """
+
+    def enough(n: int) -> bool:
+        tokens = estimate_tokens([], "tiktoken", system=with_notes(n), tools=TOOL_DEFINITIONS)
+        return tokens >= summary_threshold(WINDOW) + over
+
+    if enough(0):
+        return with_notes(0)
+    low, high = 0, 1  # from here on: never enough(low)
+    while not enough(high):
+        low, high = high, high * 2
+    while high - low > 1:  # enough(high)
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return with_notes(high)
 
 
 def run(tmp_path):
@@ -56,8 +73,14 @@ def run(tmp_path):
     return keeper, result
 
 
-def test_two_summaries_over_the_threshold_stop_automatic_summarizing(tmp_path):
-    keeper, result = run(tmp_path)
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory):
+    """One run of the guarded session, read (never changed) by the tests that take it."""
+    return run(tmp_path_factory.mktemp("guarded"))
+
+
+def test_two_summaries_over_the_threshold_stop_automatic_summarizing(guarded):
+    keeper, result = guarded
     assert keeper.counts()["summary"] == 2
     assert keeper.stopped and not keeper.summarizing
     assert not keeper.breaker_open  # a loop stop is not a failure: the breaker stays closed
@@ -65,8 +88,8 @@ def test_two_summaries_over_the_threshold_stop_automatic_summarizing(tmp_path):
     assert len([t for t in result.turns if t.input_tokens is not None]) == TURNS
 
 
-def test_the_event_names_what_cannot_be_compacted_against_the_window(tmp_path):
-    keeper, _ = run(tmp_path)
+def test_the_event_names_what_cannot_be_compacted_against_the_window(guarded):
+    keeper, _ = guarded
     [guard] = [e for e in keeper.events if e.layer == "loop_guard"]
     assert guard.detail == keeper.stopped
     overhead = re.search(r"system prompt and tools \(([\d,]+) tokens\)", guard.detail)

@@ -3,8 +3,8 @@
 ``lab`` opens the course in JupyterLab and ``test`` checks every lesson, as ``make lab`` and
 ``make test`` do (see ``compaction.course.commands``); ``build-exercises`` turns every
 ``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb``; ``execute`` runs notebooks in their own
-folder and saves the outputs; ``check`` runs a learner's exercise notebook and prints the verdict and
-the failing rows of every check report in it.
+folder and saves the outputs; ``check`` runs a learner's exercise notebook and prints every check
+report in it as the notebook shows it (its verdict line, then every row, pass and FAIL), then a count.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from nbclient.exceptions import CellExecutionError
 
 from compaction.course.commands import CourseError, course_root, default_workers, run_lab, run_tests
 from compaction.course.exercises import MarkerError, build_exercises
-from compaction.course.notebooks import error_lines, failing_rows, report_texts, run_notebook
+from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
 
 
 def _course_command(run: Callable[[Path], int]) -> int:
@@ -79,7 +79,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     lines = [text.split("\n", 1)[0] for text in texts]
     for line, text in zip(lines, texts, strict=True):
         print(line)
-        for row in failing_rows(text):
+        for row in report_rows(text):
             print(f"    {row}")
     errors = error_lines(nb)
     for line in errors:
@@ -87,6 +87,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not lines:
         print("no check report found: run the check cells at the end of each exercise")
     passed = bool(lines) and all(line.startswith("PASS") for line in lines)
+    if lines:
+        ok_reports = sum(line.startswith("PASS") for line in lines)
+        print(f"{ok_reports} of {len(lines)} check reports pass")
     ok = passed and not errors
     if ok:
         print("all checks pass")

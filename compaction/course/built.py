@@ -105,15 +105,13 @@ def stays(block, min_chars):
 def micro(messages, keep_recent=3, min_chars=120, note=note_for):
     """All but the newest keep_recent tool results become a one-line note; a new list."""
     names, inputs = tool_names(messages), tool_inputs(messages)  # tool_use_id -> name / input
-    spots = result_spots(messages)
-    out = list(messages)
+    spots, out = result_spots(messages), list(messages)
     for i, j in spots[: max(0, len(spots) - keep_recent)]:
         block = messages[i]["content"][j]
-        if stays(block, min_chars):
-            continue
-        text = note(names.get(block["tool_use_id"]), inputs.get(block["tool_use_id"], {}))
-        if len(text) >= result_chars(block):
-            continue  # the note would not be smaller
+        tool_use_id = block["tool_use_id"]
+        text = None if stays(block, min_chars) else note(names.get(tool_use_id), inputs.get(tool_use_id, {}))
+        if text is None or len(text) >= result_chars(block):
+            continue  # it must stay, or the note would not be smaller
         if out[i] is messages[i]:
             out[i] = {**messages[i], "content": list(messages[i]["content"])}
         out[i]["content"][j] = {**block, "content": text}

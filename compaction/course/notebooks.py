@@ -69,6 +69,11 @@ def report_lines(nb: nbformat.NotebookNode) -> list[str]:
     return [text.split("\n", 1)[0] for text in report_texts(nb)]
 
 
+def report_rows(report_text: str) -> list[str]:
+    """Every row of one report's text (pass and FAIL) after its verdict line, as the notebook shows them."""
+    return [line.removeprefix("  ").rstrip() for line in report_text.split("\n")[1:] if line.strip()]
+
+
 def failing_rows(report_text: str) -> list[str]:
     """The FAIL rows of one report's text, each naming its case and why."""
     return [line.strip() for line in report_text.split("\n")[1:] if line.strip().startswith("FAIL")]

@@ -4,15 +4,17 @@ Each topic has a module here (``compaction.course.checks.messages``, ``.snip``, 
 functions take the learner's implementation and return a ``CheckReport``. A case is a small
 function that raises ``AssertionError`` with a readable reason when the implementation is wrong.
 The same reports drive the notebooks (a table), the terminal (``python -m compaction.course check``
-prints every failing row) and pytest (``report.passed``). ``explain_difference`` and
+prints every row) and pytest (``report.passed``). ``explain_difference`` and
 ``assert_same_messages`` turn two message lists into one sentence that names the first fault: the
 message index, the block and its tool id, and the field ("message 12, block 0 (tool_result
-toolu_08): `is_error` dropped"). Deliberately left out: timing limits and sandboxing; a check runs
-the learner's code in the learner's own kernel.
+toolu_08): `is_error` dropped"). An exercise's checks (``for_exercise``) refuse the package's own
+code handed in as the learner's (``package_code``). Deliberately left out: timing limits and
+sandboxing; a check runs the learner's code in the learner's own kernel.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib
 import traceback
@@ -212,11 +214,46 @@ def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:
     return report
 
 
+LEARNER_MODULES = ("compaction.course.built", "compaction.course.scratch")  # the learner's own saved code
+
+
+def package_code(fn: object, references: Iterable[object] = ()) -> str | None:
+    """``module.name`` of ``fn`` when it is the package's code (one of ``references``, or defined in a
+    ``compaction`` module other than the learner's saved ``LEARNER_MODULES``); None for the learner's own."""
+    target = fn.func if isinstance(fn, functools.partial) else fn
+    if not callable(target):
+        return None
+    module = getattr(target, "__module__", None) or type(target).__module__
+    name = getattr(target, "__qualname__", None) or type(target).__qualname__
+    own = module in LEARNER_MODULES or not (module == "compaction" or module.startswith("compaction."))
+    if own and not any(target is ref for ref in references):
+        return None
+    return f"{module}.{name}"
+
+
+def refusing_package_code(check: Callable[..., CheckReport], references: Iterable[object] = ()) -> Callable:
+    """``check`` that fails with one row when a function handed to it is the package's own code."""
+    references = tuple(references)
+
+    @functools.wraps(check)
+    def guarded(*args: object, **kwargs: object) -> CheckReport:
+        for value in (*args, *kwargs.values()):
+            found = package_code(value, references)
+            if found is not None:
+                title = check.__name__.removeprefix("check_")
+                row = CheckResult("written by you", False, f"this is the package's {found}; write your own")
+                return CheckReport(title, [row])
+        return check(*args, **kwargs)
+
+    return guarded
+
+
 def for_exercise(topic: str) -> SimpleNamespace:
     """A topic's checks and sample data for an exercise notebook, without the references answers must match.
 
     Left out: every ``*_reference``, the names the topic lists in ``ANSWERS`` (a function that computes
-    what the exercise asks for), and whatever the topic module imported from the package.
+    what the exercise asks for), and whatever the topic module imported from the package. Each check
+    refuses the package's own code handed in as the answer (``refusing_package_code``).
     """
     module = importlib.import_module(f"{__name__}.{topic}")
     hidden = set(getattr(module, "ANSWERS", ()))
@@ -231,4 +268,9 @@ def for_exercise(topic: str) -> SimpleNamespace:
             getattr(value, "__module__", None) == module.__name__ or (name.isupper() and not callable(value))
         )
     }
+    hidden_names = {n for n in vars(module) if n.endswith("_reference")} | hidden
+    references = [vars(module)[n] for n in hidden_names if callable(vars(module).get(n))]
+    for name, value in shown.items():
+        if name.startswith("check_") and callable(value):
+            shown[name] = refusing_package_code(value, references)
     return SimpleNamespace(**shown)

@@ -33,7 +33,7 @@ from compaction.core.messages import (
 from compaction.core.placeholders import MARKER_OVERHEAD, is_persisted_marker
 from compaction.core.store import OutputStore
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
+from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.budget import tool_result_budget
 
 PREVIEW = 2_000
@@ -78,7 +78,7 @@ def big_turns() -> list[tuple[str, list[dict]]]:
             for block in scaled[-1]["content"]:
                 if block.get("type") == "tool_result":
                     block["content"] = text_of(block["content"]) * 20
-            turns.append((f"session {k}, results x20", scaled))
+            turns.append((f"session {k} to message {i}, results x20", scaled))
     return turns
 
 
@@ -87,7 +87,31 @@ def _run(fn: Callable, messages: list[dict], max_chars: int, root: Path) -> tupl
     return fn(messages, max_chars, store), root
 
 
-def _same_as_package(fn: Callable, name: str, messages: list[dict], max_chars: int) -> None:
+def _no_larger_marker(got: object, messages: list[dict], where: str) -> None:
+    """Every marker in the newest message is smaller than the result it replaced."""
+    last = got[-1] if isinstance(got, list) and got and isinstance(got[-1], dict) else {}
+    before = {b.get("tool_use_id"): b for b in messages[-1]["content"] if isinstance(b, dict)}
+    for j, block in enumerate(last.get("content") if isinstance(last.get("content"), list) else []):
+        original = before.get(block.get("tool_use_id")) if isinstance(block, dict) else None
+        if original is None or not is_persisted_marker(block.get("content")):
+            continue
+        size, marker = result_chars(original), result_chars(block)
+        if is_persisted_marker(original.get("content")) or size > PREVIEW + MARKER_OVERHEAD:
+            continue
+        at = (
+            f"{where}: message {len(got) - 1}, block {j} ({block['tool_use_id']}): a result of {size:,} chars"
+        )
+        raise AssertionError(
+            f"{at} became a marker of {marker:,}: the marker would be larger than the result: keep it"
+            if marker >= size
+            else f"{at} went to disk, but its marker can take up to {PREVIEW + MARKER_OVERHEAD:,} (a "
+            f"{PREVIEW:,}-character preview and its frame): the marker would be no smaller: keep it"
+        )
+
+
+def _same_as_package(
+    fn: Callable, name: str, messages: list[dict], max_chars: int, marker_first: bool = False
+) -> None:
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         given = copy.deepcopy(messages)
         got, root = _run(fn, given, max_chars, Path(a))
@@ -95,7 +119,10 @@ def _same_as_package(fn: Callable, name: str, messages: list[dict], max_chars: i
             messages, max_chars=max_chars, store=OutputStore(Path(b) / ".task_outputs", base=Path(b))
         )
         where = f"{name}, max_chars={max_chars:,}"
-        assert given == messages, f"{where}: the input list was changed; build new messages instead"
+        if marker_first:  # the row about this rule names it even when the input was changed too
+            _no_larger_marker(got, messages, where)
+        assert_unchanged(given, messages, where, "build new messages instead")
+        _no_larger_marker(got, messages, where)
         assert_same_messages(got, want, where)
         for block in got[-1]["content"] if isinstance(got[-1]["content"], list) else []:
             content = block.get("content")
@@ -118,7 +145,7 @@ def check_budget(budget: Callable) -> CheckReport:
         grid = sorted({0, 8_000, 20_000, total // 2, total})  # total itself: exactly at the budget
         cases.append(
             (
-                f"{name} ({total:,} chars)",
+                f"{name}: {total:,} chars of results",
                 lambda n=name, m=messages, g=grid: [_same_as_package(budget, n, m, c) for c in g],
             )
         )
@@ -130,7 +157,7 @@ def check_budget(budget: Callable) -> CheckReport:
     cases.append(
         (
             "a result no larger than its marker stays",
-            lambda: _same_as_package(budget, "marker-sized", small, 0),
+            lambda: _same_as_package(budget, "marker-sized", small, 0, marker_first=True),
         )
     )
     cases.append(("a single message", lambda: _same_as_package(budget, "single", [user("hi")], 0)))

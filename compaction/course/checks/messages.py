@@ -85,6 +85,34 @@ def course_sessions() -> list[list[dict]]:
     return [sample_session(), handmade_session()]
 
 
+def changed_at(before: list, after: list) -> str:
+    """Where a list a function was given no longer equals its copy: the message, block and field."""
+    if len(before) != len(after):
+        return f"it held {len(before)} messages and now holds {len(after)}"
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
+        if a == b:
+            continue
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            return f"message {i} was replaced"
+        bc, ac = b.get("content"), a.get("content")
+        if isinstance(bc, list) and isinstance(ac, list) and len(bc) == len(ac):
+            for j, (x, y) in enumerate(zip(bc, ac, strict=True)):
+                if x != y and isinstance(x, dict) and isinstance(y, dict):
+                    key = next(k for k in [*x, *y] if x.get(k) != y.get(k))
+                    ident = x.get("id") or x.get("tool_use_id")
+                    label = f"{x.get('type')} {ident}" if ident else x.get("type")
+                    return f"message {i}, block {j} ({label}): `{key}` changed"
+        key = next((k for k in [*b, *a] if b.get(k) != a.get(k)), "content")
+        return f"message {i}: `{key}` changed"
+    return "somewhere"
+
+
+def assert_unchanged(given: list, before: list, where: str, advice: str = "build a new list instead") -> None:
+    """Raise AssertionError naming where ``given`` no longer equals ``before``, its copy."""
+    if given != before:
+        raise AssertionError(f"{where}: the input list was changed ({changed_at(before, given)}); {advice}")
+
+
 # ---------------------------------------------------------------- references
 
 
@@ -113,22 +141,23 @@ def merge_same_role_reference(messages: list[dict]) -> list[dict]:
 
 def answer_unanswered_reference(messages: list[dict], note: str = INTERRUPTED) -> list[dict]:
     """Answer every tool_use left without a result with an error result, placed where the API wants it."""
-    out = list(messages)
-    for i, message in enumerate(messages):
-        if message["role"] != "assistant":
-            continue
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        answered = {b.get("tool_use_id") for b in blocks(nxt)} if nxt and nxt["role"] == "user" else set()
-        missing = [tool_result(b["id"], note, is_error=True) for b in tool_use_blocks(message)]
-        missing = [r for r in missing if r["tool_use_id"] not in answered]
-        if not missing:
-            continue
-        if nxt is None or nxt["role"] != "user":
-            out.insert(len(out) if nxt is None else out.index(nxt), user(*missing))
-            continue
-        content = blocks(nxt)
-        first_other = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"), len(content))
-        out[out.index(nxt)] = {**nxt, "content": content[:first_other] + missing + content[first_other:]}
+    out: list[dict] = []
+    asked: list[str] = []  # the tool_use ids of the message just before
+    for message in messages:
+        if asked:
+            is_user = message["role"] == "user"
+            answered = {b.get("tool_use_id") for b in blocks(message)} if is_user else set()
+            missing = [tool_result(i, note, is_error=True) for i in asked if i not in answered]
+            if missing and is_user:
+                content = blocks(message)
+                n = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"), len(content))
+                message = {**message, "content": content[:n] + missing + content[n:]}
+            elif missing:
+                out.append(user(*missing))
+        out.append(message)
+        asked = [b["id"] for b in tool_use_blocks(message)] if message["role"] == "assistant" else []
+    if asked:
+        out.append(user(*(tool_result(i, note, is_error=True) for i in asked)))
     return out
 
 
@@ -210,6 +239,31 @@ def _interrupted(session: list[dict]) -> dict[str, Labelled]:
     return found
 
 
+def repeated_messages() -> Labelled:
+    """Lists in which an equal message appears twice, so only its position tells the two apart."""
+    call = assistant(tool_use("toolu_r1", "bash", {"command": "python run_tests.py"}))
+    again = [
+        user("Run the tests."),
+        call,
+        user(tool_result("toolu_r1", "2 passed")),
+        assistant("Once more, to be sure."),
+        user("Go on."),
+        copy.deepcopy(call),
+        user("Stop, that is enough."),
+    ]
+    go_on = [
+        user("Fix the bug in calc.py."),
+        assistant("Shall I start?"),
+        user("Go on."),
+        assistant(tool_use("toolu_r2", "glob", {"pattern": "*.py"})),
+        user("Go on."),
+    ]
+    return [
+        ("the same call sent again at message 5 (it reuses toolu_r1), unanswered there", again),
+        ("'Go on.' typed at messages 2 and 4, the call of message 3 unanswered", go_on),
+    ]
+
+
 def _same_role_runs(session: list[dict]) -> dict[str, Labelled]:
     """Kind -> lists with one run of same-role messages (placeholder, reminder, three, assistant split)."""
     found: dict[str, Labelled] = {
@@ -262,15 +316,17 @@ def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
         got, want = fn(*copy.deepcopy(args)), reference(*args)
         if got != want and not (isinstance(got, (tuple, list)) and tuple(got) == want):
             why = f" ({RULES[want[1]]})" if want else " (the list is sound)"
-            raise AssertionError(f"list {k} of {len(calls)}: expected {want!r}{why}, got {got!r}")
+            raise AssertionError(
+                f"list {k} of the {len(calls)} this row tries: expected {want!r}{why}, got {got!r}"
+            )
 
 
 def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str) -> None:
     for k, (how, given) in enumerate(lists, start=1):
-        where = f"list {k} of {len(lists)} ({kind}: {how})"
+        where = f"list {k} of the {len(lists)} this row tries ({kind}: {how})"
         before = copy.deepcopy(given)
         got = fn(given)
-        assert given == before, f"{where}: the input list was changed"
+        assert_unchanged(given, before, where)
         problem = first_problem_reference(got) if isinstance(got, list) else None
         assert problem is None or problem[1] not in FORM_RULES, (
             f"{where}: the returned list breaks {problem[1]!r} at message {problem[0]}: {RULES[problem[1]]}"
@@ -358,6 +414,12 @@ def check_answer_unanswered(answer_unanswered: Callable) -> CheckReport:
         (case, lambda kind=kind: _same_list(answer_unanswered, ref, _labelled(_interrupted, kind), kind))
         for case, kind in named.items()
     ]
+    cases.append(
+        (
+            "an equal message at two places",
+            lambda: _same_list(answer_unanswered, ref, repeated_messages(), "find it by position"),
+        )
+    )
     cases.append(
         (
             "a single message",

@@ -28,7 +28,7 @@ from compaction.core.messages import (
 )
 from compaction.core.placeholders import CLEARED_HEAD, cleared_placeholder, is_cleared, is_persisted_marker
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
+from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.micro import micro_compact
 from compaction.layers.prompt_cache import cache_breaks
 
@@ -68,7 +68,7 @@ def _same(fn: Callable, name: str, messages: list[dict], keep_recent: int, min_c
     given = copy.deepcopy(messages)
     got = fn(given, keep_recent=keep_recent, min_chars=min_chars, note=cleared_placeholder)
     where = f"{name}, keep_recent={keep_recent}, min_chars={min_chars}"
-    assert given == messages, f"{where}: the input list was changed; build new messages instead"
+    assert_unchanged(given, messages, where, "build new messages instead")
     assert_same_messages(got, micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars), where)
 
 
@@ -213,7 +213,7 @@ def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
     given = copy.deepcopy(messages)
     got = fn(given, **kwargs)
     where = f"{name}, " + ", ".join(f"{k}={v}" for k, v in kwargs.items())
-    assert given == messages, f"{where}: the input list was changed; build new messages instead"
+    assert_unchanged(given, messages, where, "build new messages instead")
     want = micro_keeping_edited_reference(messages, **kwargs)
     try:
         assert_same_messages(got, want, where)

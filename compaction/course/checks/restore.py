@@ -181,12 +181,21 @@ BUDGETS = {
     "no candidates": ([], 5, 1_000),
     "max_files 0": (SIZES, 0, 10_000),
 }
+RULE = "newest first; skip a file that would pass the total and try the next"
+RULES = {  # the rule a case is about, named in its failing row (RULE for the others)
+    "a file that reaches the total exactly fits": "a file that reaches the total exactly still fits (<=)",
+    "one token over the total is skipped": "a file one token over the total does not fit; skip it",
+    "max_files counts the files chosen, not the files looked at": (
+        "max_files counts the files chosen; a file skipped for the total does not use up a place"
+    ),
+    "max_files stops the list": "at most max_files files, the newest first",
+}
 
 
 def check_choose_restores(fn: Callable[..., list[str]]) -> CheckReport:
     """``fn(sizes, max_files=..., max_total_tokens=...)`` chooses the files the package's rule chooses."""
 
-    def case_for(sizes, max_files, total):
+    def case_for(sizes, max_files, total, rule):
         def case():
             got = fn(list(sizes), max_files=max_files, max_total_tokens=total)
             want = choose_restores(sizes, max_files=max_files, max_total_tokens=total)
@@ -197,11 +206,9 @@ def check_choose_restores(fn: Callable[..., list[str]]) -> CheckReport:
             assert set(got) <= set(dict(sizes)), f"{given}chose {got}: some of these are not candidates"
             assert len(got) <= max_files, f"{given}chose {len(got)} files, over max_files"
             assert used <= total, f"{given}chose {got}: {used:,} tokens, over the total"
-            raise AssertionError(
-                f"{given}chose {got}, the rule chooses {want} "
-                "(newest first; skip a file that would pass the total and try the next)"
-            )
+            raise AssertionError(f"{given}chose {got}, the rule chooses {want} ({rule})")
 
         return case
 
-    return run_cases("choose_restores", [(name, case_for(*args)) for name, args in BUDGETS.items()])
+    cases = [(name, case_for(*args, RULES.get(name, RULE))) for name, args in BUDGETS.items()]
+    return run_cases("choose_restores", cases)

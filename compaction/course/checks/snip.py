@@ -6,7 +6,9 @@ nothing, so the two lists must be equal), for a grid of ``max_messages`` and ``k
 course's sessions and on a long session of parallel calls. Every output must pass the strict form and
 hold at most ``max_messages`` messages. The boundaries: a list of exactly ``max_messages`` messages,
 one more, ``keep_head`` 0, and a single message. ``check_snip_to_tokens`` and
-``check_snip_keeping_request`` compare with references here and in the package. Deliberately left
+``check_snip_keeping_request`` compare with the references here, and a failing row first names the rule
+broken: head and tail must fit the budget (the earliest start that fits, ``<=``), and the newest
+request is quoted exactly when the snip drops it. Deliberately left
 out: repeated snips, whose counts the package folds into one placeholder.
 """
 
@@ -25,11 +27,11 @@ from compaction.core.messages import (
     user,
     validate,
 )
-from compaction.core.placeholders import snip_placeholder
+from compaction.core.placeholders import REQUEST_LINE, snip_placeholder
 from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
-from compaction.course.checks.messages import course_sessions
-from compaction.layers.snip import snip_compact, user_words
+from compaction.course.checks.messages import assert_unchanged, course_sessions
+from compaction.layers.snip import is_snip_placeholder, snip_compact, snip_cuts, user_words
 
 GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]
 
@@ -78,7 +80,7 @@ def _same(fn: Callable, reference: Callable, name: str, messages: list[dict], **
     given = copy.deepcopy(messages)
     got = fn(given, **kwargs)
     where = f"{name}, {', '.join(f'{k}={v}' for k, v in kwargs.items())}"
-    assert given == messages, f"{where}: the input list was changed; build a new list instead"
+    assert_unchanged(given, messages, where)
     if "max_messages" in kwargs and isinstance(got, list) and len(got) > kwargs["max_messages"]:
         raise AssertionError(f"{where}: {len(got)} messages kept, more than max_messages")
     if isinstance(got, list) and got:
@@ -138,7 +140,45 @@ def snip_to_tokens_reference(
     return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
 
 
+def _head_end(messages: list[dict], keep_head: int) -> int:
+    head = max(1, keep_head)
+    while head < len(messages) and messages[head - 1]["role"] != "user":
+        head += 1
+    return head
+
+
+def _tail_rule(got: object, messages: list[dict], max_tokens: int, keep_head: int, where: str) -> None:
+    """Name the tail rule a wrong tail breaks: head and tail must fit; the earliest start that fits."""
+    want = snip_to_tokens_reference(messages, max_tokens, keep_head)
+    if not isinstance(got, list) or got == want or len(got) > len(messages):
+        return
+    n, head = len(messages), _head_end(messages, keep_head)
+    start, best = n - (len(got) - head), n - (len(want) - head)
+    if start == best or not head <= start <= n:
+        return
+    head_tokens = estimate_tokens(messages[:head], "tiktoken")
+    used = head_tokens + estimate_tokens(messages[start:], "tiktoken")
+    fits = head_tokens + estimate_tokens(messages[best:], "tiktoken")
+    if start < best:
+        raise AssertionError(
+            f"{where}: your tail starts at message {start}; the head ({head_tokens:,} tokens) and that "
+            f"tail make {used:,}, over max_tokens={max_tokens:,}: head and tail together must fit; the "
+            f"earliest start that fits is message {best}"
+        )
+    raise AssertionError(
+        f"{where}: your tail starts at message {start}, but the tail from message {best} fits too "
+        f"(head and tail {fits:,} <= {max_tokens:,}"
+        + (", exactly the budget: an exact fit is kept" if fits == max_tokens else "")
+        + "): take the earliest assistant message whose tail fits"
+    )
+
+
 def _tokens(fn: Callable, name: str, messages: list[dict], max_tokens: int, keep_head: int = 3) -> None:
+    given = copy.deepcopy(messages)
+    got = fn(given, max_tokens=max_tokens, keep_head=keep_head)
+    where = f"{name}, max_tokens={max_tokens:,}, keep_head={keep_head}"
+    assert_unchanged(given, messages, where)
+    _tail_rule(got, messages, max_tokens, keep_head, where)
     _same(fn, snip_to_tokens_reference, name, messages, max_tokens=max_tokens, keep_head=keep_head)
 
 
@@ -183,9 +223,61 @@ def check_snip_to_tokens(snip_to_tokens: Callable) -> CheckReport:
 # ---------------------------------------------------------------- exercise 2: the current request
 
 
+def snip_keeping_request_reference(
+    messages: list[dict], max_messages: int = 50, keep_head: int = 3
+) -> list[dict]:
+    """The chapter's snip at ``snip_cuts``; the placeholder quotes the newest request if it was dropped."""
+    head, tail = snip_cuts(messages, max_messages=max_messages, keep_head=keep_head)
+    if tail <= head:
+        return list(messages)
+    asked = [i for i, m in enumerate(messages) if user_words(m)]
+    dropped = bool(asked) and head <= asked[-1] < tail
+    note = text(snip_placeholder(tail - head, user_words(messages[asked[-1]]) if dropped else None))
+    last = messages[head - 1]
+    return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
+
+
+def _request_rule(got: object, messages: list[dict], where: str, **kwargs) -> None:
+    """Name the quoting rule a wrong placeholder breaks: quote the newest request only when it was dropped."""
+    head, tail = snip_cuts(messages, **kwargs)
+    if tail <= head or not isinstance(got, list) or len(got) < head:
+        return
+    notes = [b.get("text", "") for b in blocks(got[head - 1]) if is_snip_placeholder(b)]
+    if not notes:
+        return
+    quoted = notes[-1].split(REQUEST_LINE, 1)[1] if REQUEST_LINE in notes[-1] else None
+    asked = [i for i, m in enumerate(messages) if user_words(m)]
+    newest = asked[-1] if asked else None
+    dropped = newest is not None and head <= newest < tail
+    at = f"{where}: message {head - 1}, the placeholder"
+    if quoted is not None and not dropped:
+        kept = f"message {newest} was kept" if newest is not None else "no request was dropped"
+        raise AssertionError(
+            f"{at} quotes a request, but {kept}: the request was kept, so don't quote it again"
+        )
+    if dropped and quoted is None:
+        raise AssertionError(
+            f"{at} does not quote the request of message {newest}, which was dropped (messages "
+            f"{head}-{tail - 1} went): quote the newest request when it goes"
+        )
+    if dropped and quoted != user_words(messages[newest]):
+        other = next((i for i in asked if user_words(messages[i]) == quoted), None)
+        which = f"the request of message {other}" if other is not None else repr(quoted[:60])
+        raise AssertionError(f"{at} quotes {which}; quote the newest request, message {newest}")
+
+
+def _keeping(fn: Callable, name: str, messages: list[dict]) -> None:
+    for m, h in GRID:
+        given = copy.deepcopy(messages)
+        got = fn(given, max_messages=m, keep_head=h)
+        where = f"{name}, max_messages={m}, keep_head={h}"
+        assert_unchanged(given, messages, where)
+        _request_rule(got, messages, where, max_messages=m, keep_head=h)
+        _same(fn, snip_keeping_request_reference, name, messages, max_messages=m, keep_head=h)
+
+
 def check_snip_keeping_request(snip_keeping_request: Callable) -> CheckReport:
-    """Exercise 2: a dropped user request is quoted in the placeholder, like the package's snip_compact."""
-    ref = snip_compact
+    """Exercise 2: the newest user request, when the snip drops it, is quoted in the placeholder."""
     cases = []
     for name, s in _sessions():
         asked = with_requests(s)
@@ -193,10 +285,8 @@ def check_snip_keeping_request(snip_keeping_request: Callable) -> CheckReport:
         cases.append(
             (
                 f"{name} with requests at {words}",
-                lambda n=name, a=asked: _grid(snip_keeping_request, ref, n, a),
+                lambda n=name, a=asked: _keeping(snip_keeping_request, n, a),
             )
         )
-        cases.append(
-            (f"{name}, nothing to quote", lambda n=name, s=s: _grid(snip_keeping_request, ref, n, s))
-        )
+        cases.append((f"{name}, nothing to quote", lambda n=name, s=s: _keeping(snip_keeping_request, n, s)))
     return run_cases("snip_keeping_request", cases)

@@ -3,8 +3,9 @@
 ``check_anchored_count`` runs the chapter's function: the API's count of the last request plus an
 estimate of what was appended, or a full estimate when the list no longer starts with that request.
 It is differential, against the package's ``TokenCounter`` after ``observe``. The exercises:
-``usage_total`` must equal ``usage_input_tokens`` on the SDK's own ``Usage`` objects and on dicts, with
-cache fields present, absent and ``None``; ``limit_for`` is checked by its defining property (the
+``cache_read_share`` (the share of a request's input tokens read from the prompt cache) must equal the
+reference within 1e-9 on the SDK's own ``Usage`` objects and on dicts, with cache fields present,
+absent and ``None``, and on a request of 0 tokens; ``limit_for`` is checked by its defining property (the
 largest estimate that still fits when the estimate is low by ``underestimate_pct``), so any correct
 way of computing it passes. Deliberately left out: images and documents, counted by a flat guess.
 """
@@ -12,6 +13,7 @@ way of computing it passes. Deliberately left out: images and documents, counted
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 
 from anthropic.types import Usage
@@ -87,6 +89,7 @@ USAGES = [
     ("no cache fields", {"input_tokens": 1200, "output_tokens": 50}),
     ("cache fields None", {"input_tokens": 1200, "cache_read_input_tokens": None, "output_tokens": 5}),
     ("a cache write", {"input_tokens": 40, "cache_creation_input_tokens": 3000, "output_tokens": 5}),
+    ("a cache read", {"input_tokens": 300, "cache_read_input_tokens": 2700, "output_tokens": 5}),
     (
         "a cache read and a write",
         {"input_tokens": 12, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 700},
@@ -94,27 +97,57 @@ USAGES = [
 ]
 
 
-def _usage(fn: Callable, usage: object, what: str) -> None:
-    want = usage_input_tokens(usage)
+def cache_read_share_reference(usage: object) -> float:
+    """The share of a request's input tokens read from the prompt cache (0.0 for a request of no tokens)."""
+    total = usage_input_tokens(usage)
+    read = usage.get("cache_read_input_tokens") if isinstance(usage, dict) else usage.cache_read_input_tokens
+    return (read or 0) / total if total else 0.0
+
+
+def _share(fn: Callable, usage: object, what: str) -> None:
+    want = cache_read_share_reference(usage)
     kind = "a dict" if isinstance(usage, dict) else "the SDK's Usage object (read fields as attributes)"
     try:
         got = fn(usage)
+    except ZeroDivisionError as exc:
+        raise AssertionError(f"{what}: a request of 0 input tokens read nothing from the cache: 0.0") from exc
     except (AttributeError, KeyError, TypeError) as exc:  # the usual mistakes: one shape only, None added
         raise AssertionError(
             f"{what}: the usage is {kind}, and your function raised {type(exc).__name__}: {exc}; "
             "a cache field may be missing or None, which counts as 0"
         ) from exc
-    assert got == want, f"{what}: expected {want:,} (input + cache writes + cache reads), got {got!r}"
+    if isinstance(got, (int, float)) and math.isclose(got, want, abs_tol=1e-9):
+        return
+    hint = ""
+    if isinstance(got, (int, float)) and _input_only(usage, got):
+        hint = "; divide by all the input tokens of the request, not by `input_tokens` alone"
+    elif isinstance(got, (int, float)) and got > 1:
+        hint = "; a share is between 0 and 1, not a percentage"
+    raise AssertionError(
+        f"{what}: expected {want:.4f} (cache reads / all input tokens, where all = input + cache writes + "
+        f"cache reads), got {got!r}{hint}"
+    )
 
 
-def check_usage_total(usage_total: Callable) -> CheckReport:
-    """Exercise 1: all input tokens of a response's usage, for the SDK's Usage objects and for dicts."""
+def _input_only(usage: object, got: float) -> bool:
+    """True when ``got`` is cache reads divided by ``input_tokens`` alone (the usual wrong divisor)."""
+    get = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
+    return bool(get("input_tokens")) and math.isclose(
+        got, (get("cache_read_input_tokens") or 0) / get("input_tokens")
+    )
+
+
+def check_cache_read_share(cache_read_share: Callable) -> CheckReport:
+    """Exercise 1: the share of a request's input read from the cache, for SDK Usage objects and dicts."""
     cases = []
     for name, fields in USAGES:
         sdk = Usage(**{"output_tokens": 0, **fields})
-        cases.append((f"SDK Usage, {name}", lambda u=sdk, n=name: _usage(usage_total, u, n)))
-        cases.append((f"dict, {name}", lambda u=dict(fields), n=name: _usage(usage_total, u, n)))
-    return run_cases("usage_total", cases)
+        cases.append((f"SDK Usage, {name}", lambda u=sdk, n=name: _share(cache_read_share, u, n)))
+        cases.append((f"dict, {name}", lambda u=dict(fields), n=name: _share(cache_read_share, u, n)))
+    cases.append(
+        ("a request of 0 input tokens: 0.0", lambda: _share(cache_read_share, {"input_tokens": 0}, "empty"))
+    )
+    return run_cases("cache_read_share", cases)
 
 
 def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
@@ -136,7 +169,8 @@ def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
             f"; {got + 1:,} fills the room exactly, and an exact fit is allowed: <=, not <" if exact else ""
         ) + (
             f"; if you divided, floating point is the cause: {room} / {1 + pct / 100} gives {as_float!r}, "
-            f"which int() cuts to {got:,}; compute in whole numbers, as room * 100 // (100 + pct)"
+            f"which int() cuts to {got:,}; the rule: an exact fit must survive the arithmetic, so keep "
+            "every step in whole numbers"
             if exact and int(as_float) == got
             else ""
         )
