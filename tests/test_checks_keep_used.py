@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
+import pytest
 from check_cases import check_tests
 
-from compaction.core.messages import blocks, text_of, tool_inputs, tool_names
+from compaction.core.messages import assistant, blocks, text_of, tool_inputs, tool_names
 from compaction.core.used import used_lines
 from compaction.course.checks import keep_used as checks
 from compaction.layers.ledger import ledger_text
@@ -40,7 +42,7 @@ def used_lines_by_regex(result_text, later_messages, max_lines=2):
     return [line for line in result_text.splitlines() if set(SPECIFIC.findall(line)) & said][:max_lines]
 
 
-def entry_with_slashes(command, output, is_error):
+def entry_with_slashes(command, output):
     """Another format: `cmd: P/F (passed/failed), exit N`, counts read right to left."""
     passed = failed = 0
     for line in output.splitlines():
@@ -68,6 +70,8 @@ def reformatted_by_floats(result_text, later_messages, max_lines=2):
                 continue
             for s in said:
                 s = s.replace(",", "").rstrip(".")
+                if len(s) < 2:  # one digit marks nothing, the agent's `[step 4]` among them
+                    continue
                 places = len(s.split(".")[1]) if "." in s else 0
                 if (
                     places <= len(value.split(".")[1] if "." in value else "")
@@ -121,7 +125,7 @@ def ledger_not_carried(messages, max_entries=40):
     return package_ledger(fresh)
 
 
-def entry_first_count_line(command, output, is_error):
+def entry_first_count_line(command, output):
     line = next((ln for ln in output.splitlines() if checks.COUNT.search(ln)), "")
     counts = dict((k, n) for n, k in checks.COUNT.findall(line))
     code = re.findall(r"\[exit code (\d+)\]", output)
@@ -129,7 +133,7 @@ def entry_first_count_line(command, output, is_error):
     return f"{command} exit {code[-1] if code else '?'}: {passed} passed, {failed} failed"
 
 
-def entry_numbers_by_position(command, output, is_error):
+def entry_numbers_by_position(command, output):
     line = next((ln for ln in reversed(output.splitlines()) if checks.COUNT.search(ln)), "")
     numbers = re.findall(r"\d+", line)
     code = re.findall(r"\[exit code (\d+)\]", output)
@@ -137,9 +141,15 @@ def entry_numbers_by_position(command, output, is_error):
     return f"{command} exit {code[-1] if code else '?'}: {numbers[0]} passed, {second} failed"
 
 
-def entry_without_zero_failed(command, output, is_error):
-    entry = checks.counts_entry_reference(command, output, is_error)
+def entry_without_zero_failed(command, output):
+    entry = checks.counts_entry_reference(command, output)
     return entry.replace(", 0 failed", "")
+
+
+def entry_echoing_every_count_line(command, output):
+    """The right counts, and the progress lines' counts before them."""
+    counted = [ln.strip() for ln in output.splitlines() if checks.COUNT.search(ln)]
+    return f"- `{command}`: " + " | ".join(counted)
 
 
 def reformatted_commas_only(result_text, later_messages, max_lines=2):
@@ -186,18 +196,76 @@ def reformatted_substring(result_text, later_messages, max_lines=2):
     ][:max_lines]
 
 
+def reformatted_any_digit_said(result_text, later_messages, max_lines=2):
+    """The rounding rule, but a one-digit number the agent wrote (`[step 4]`) marks `3.674` too."""
+    said = [
+        Decimal(n)
+        for m in later_messages
+        if m["role"] == "assistant"
+        for b in blocks(m)
+        for n in re.findall(r"\d+(?:\.\d+)?", b.get("text", "").replace(",", ""))
+    ]
+    kept = []
+    for line in result_text.splitlines():
+        found = [Decimal(n) for n in re.findall(r"\d+(?:\.\d+)?", line.replace(",", "")) if len(n) >= 2]
+        if used_lines(line, later_messages) or any(
+            f == s or f.quantize(Decimal(1).scaleb(s.as_tuple().exponent), ROUND_HALF_UP) == s
+            for f in found
+            for s in said
+            if s.as_tuple().exponent >= f.as_tuple().exponent
+        ):
+            kept.append(line)
+    return kept[:max_lines]
+
+
+def reformatted_unbounded(result_text, later_messages, max_lines=2):
+    return checks.used_lines_reformatted_reference(result_text, later_messages, max_lines=99)
+
+
+def reformatted_said_order(result_text, later_messages, max_lines=2):
+    """Walks the numbers the agent said, and keeps each line that matches one: in the agent's order."""
+    lines = result_text.splitlines()
+    words = " ".join(b.get("text", "") for m in later_messages if m["role"] == "assistant" for b in blocks(m))
+    kept = []
+    for said in re.findall(r"\d[\d,]*(?:\.\d+)?", words):
+        kept += [
+            ln
+            for ln in lines
+            if ln not in kept and checks.used_lines_reformatted_reference(ln, [assistant(said)])
+        ]
+    return kept[:max_lines]
+
+
+def reformatted_reads_user_messages(result_text, later_messages, max_lines=2):
+    as_assistant = [{**m, "role": "assistant"} for m in later_messages]
+    return checks.used_lines_reformatted_reference(result_text, as_assistant, max_lines)
+
+
 CASES = [
     (checks.check_used_lines, used_lines, [used_by_any_word, used_unbounded, used_reading_user_messages_too]),
     (checks.check_ledger, package_ledger, [ledger_files_only, ledger_newest_only, ledger_not_carried]),
     (
         checks.check_counts_entry,
         checks.counts_entry_reference,
-        [entry_first_count_line, entry_numbers_by_position, entry_without_zero_failed],
+        [
+            entry_first_count_line,
+            entry_numbers_by_position,
+            entry_without_zero_failed,
+            entry_echoing_every_count_line,
+        ],
     ),
     (
         checks.check_used_lines_reformatted,
         checks.used_lines_reformatted_reference,
-        [reformatted_commas_only, reformatted_cut_not_rounded, reformatted_substring],
+        [
+            reformatted_commas_only,
+            reformatted_cut_not_rounded,
+            reformatted_substring,
+            reformatted_any_digit_said,
+            reformatted_unbounded,
+            reformatted_said_order,
+            reformatted_reads_user_messages,
+        ],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -211,3 +279,45 @@ def test_right_answers_written_differently_pass():
     ]:
         report = check(answer)
         assert report.passed, str(report)
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong", "row", "rule"),
+    [
+        (
+            checks.check_counts_entry,
+            entry_echoing_every_count_line,
+            "the last summary line wins",
+            "the right count",
+        ),
+        (
+            checks.check_used_lines_reformatted,
+            reformatted_any_digit_said,
+            "a one-digit number said marks nothing",
+            "one digit marks nothing",
+        ),
+        (
+            checks.check_used_lines_reformatted,
+            reformatted_unbounded,
+            "at most max_lines lines",
+            "max_lines=2",
+        ),
+        (
+            checks.check_used_lines_reformatted,
+            reformatted_said_order,
+            "lines in the result's order",
+            "out of the result's order",
+        ),
+        (
+            checks.check_used_lines_reformatted,
+            reformatted_reads_user_messages,
+            "the user's numbers do not count",
+            "only the assistant's texts",
+        ),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
+def test_a_new_case_rejects_its_wrong_answer_by_name(check, wrong, row, rule):
+    failed = {r.name: r.detail for r in check(wrong).failures}
+    assert row in failed, f"{wrong.__name__} passed the row {row!r}: {failed}"
+    assert rule in failed[row], failed[row]

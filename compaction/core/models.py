@@ -13,7 +13,9 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   "$0.10 / MTok" for cache hits with the note "Cache hits and refreshes on Claude Opus 5.5 and Claude
   Sonnet 5.5 are priced at 0.05x the base input price" (a cut from $0.20 on 2026-10-07, as the
   pricing changelogs of kurofune/claudit v1.9.2 and TheKrush/PromptFuel v1.0.23 record it; the
-  model's own overview page still showed $0.20 in the stored copy). The other rows follow the
+  model's own overview page still showed $0.20 in the stored copy, while its migration guide,
+  https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide, says Sonnet 5.5 is priced as
+  Sonnet 5 except cache reads, $0.10 per million tokens, half Sonnet 5's rate). The other rows follow the
   prompt-caching page's multipliers (5-minute write 1.25x, 1-hour write 2x, read 0.1x the input
   price; https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"). Every
   multiplier the course uses is read from a row (``compaction.agent.server_side.PRICE``);
@@ -22,7 +24,9 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   "512 tokens for ... Claude Opus 5.5, Claude Opus 5, Claude Sonnet 5.5, ...", "4,096 tokens for
   Claude Opus 4.6 and Claude Opus 4.5", "1,024 tokens for Claude Opus 4.8, Claude Sonnet 5, Claude
   Sonnet 4.6, Claude Sonnet 4.5, ... Claude Sonnet 4", "4,096 tokens for Claude Haiku 4.5" (quoted
-  verbatim, with the date read, in public fact checks found by the course's search);
+  verbatim, with the date read, in public fact checks found by the course's search; OpenRouter's Claude
+  5.5 notes also give the three 5.5 models a "512-token minimum cacheable prompt",
+  https://openrouter.ai/docs/cookbook/evaluate-and-optimize/model-migrations/claude-5-5);
 * the overflow behaviour: the stop-reasons page
   (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) says
   "On Sonnet 4.5 and newer models the API returns this value [``model_context_window_exceeded``]
@@ -96,7 +100,7 @@ def _doc(slug: str) -> str:
     return f"https://platform.claude.com/docs/en/models/{slug}/overview"
 
 
-CLAUDE_5_TOKENIZER = "the new tokenizer: more tokens for the same text (about 30%, per a third party)"
+CLAUDE_5_TOKENIZER = "the new tokenizer: about 30% more tokens for the same text (the token-counting page)"
 EARLIER_TOKENIZER = "the earlier tokenizer (models before Claude Opus 4.7)"
 
 # fmt: off

@@ -9,9 +9,10 @@ what a summary must be able to lean on: created and edited files, each command w
 ledger from an earlier compaction carried over, and a bound that does not push out a failure. The
 exercises: ``check_counts_entry`` (a test run's entry with its pass/fail counts, from the last
 summary line of four runners' outputs) and ``check_used_lines_reformatted`` (a number the agent
-wrote differently: ``1,000`` as ``1000``, ``3.674`` rounded to ``3.67``). Both are property checks,
-so an answer in another format than the solution's passes. Deliberately left out: judging which
-lines matter most (the package ranks lines by how many of their tokens came back).
+wrote differently: ``1,000`` as ``1000``, ``3.674`` rounded to ``3.67``; a one-digit number
+marks nothing on either side, so the offline agent's ``[step 4]`` does not mark ``3.674``). Both
+are property checks, so an answer in another format than the solution's passes. Deliberately left
+out: judging which lines matter most (the package ranks lines by how many of their tokens came back).
 """
 
 from __future__ import annotations
@@ -249,18 +250,18 @@ _RUNNERS = {
 }
 COUNT = re.compile(r"\b(\d+) (passed|failed)\b")
 
-# (name, command, output, is_error, passed, failed, exit status or None)
+# (name, command, output, passed, failed, exit status or None)
 ENTRY_CASES = [
-    ("the course's runner", "python run_tests.py", _RUNNERS["run_tests.py"], True, 54, 7, 1),
-    ("pytest names failures first", "pytest -q", _RUNNERS["pytest, failed first"], True, 41, 2, None),
-    ("all green: 0 failed", "pytest -q", _RUNNERS["pytest, all green"], False, 44, 0, None),
-    ("the last summary line wins", "python run.py", _RUNNERS["progress, then the summary"], True, 10, 1, 1),
-    ("skipped is not passed", "pytest", _RUNNERS["skipped tests too"], True, 12, 1, None),
-    ("exit 0 is said too", "python run_tests.py", "5 passed, 0 failed\n[exit code 0]", False, 5, 0, 0),
+    ("the course's runner", "python run_tests.py", _RUNNERS["run_tests.py"], 54, 7, 1),
+    ("pytest names failures first", "pytest -q", _RUNNERS["pytest, failed first"], 41, 2, None),
+    ("all green: 0 failed", "pytest -q", _RUNNERS["pytest, all green"], 44, 0, None),
+    ("the last summary line wins", "python run.py", _RUNNERS["progress, then the summary"], 10, 1, 1),
+    ("skipped is not passed", "pytest", _RUNNERS["skipped tests too"], 12, 1, None),
+    ("exit 0 is said too", "python run_tests.py", "5 passed, 0 failed\n[exit code 0]", 5, 0, 0),
 ]
 
 
-def counts_entry_reference(command: str, output: str, is_error: bool) -> str:
+def counts_entry_reference(command: str, output: str) -> str:
     """``- `cmd` -> exit N; P passed, F failed`` from the output's last line with a count."""
     line = next((ln for ln in reversed(output.splitlines()) if COUNT.search(ln)), "")
     counts = {kind: int(n) for n, kind in COUNT.findall(line)}
@@ -269,17 +270,23 @@ def counts_entry_reference(command: str, output: str, is_error: bool) -> str:
     return f"- `{command}` -> {head}{counts.get('passed', 0)} passed, {counts.get('failed', 0)} failed"
 
 
-def _entry_case(
-    fn: Callable, command: str, output: str, is_error: bool, passed: int, failed: int, status
-) -> None:
-    got = fn(command, output, is_error)
+def _entry_case(fn: Callable, command: str, output: str, passed: int, failed: int, status) -> None:
+    got = fn(command, output)
     assert isinstance(got, str), f"return the entry as one line of text, not {type(got).__name__}"
     assert "\n" not in got.strip(), f"the entry is one line, got {got.count(chr(10)) + 1}"
     assert command in got, f"the command {command!r} is missing from {got!r}"
-    said = {kind: int(n) for n, kind in COUNT.findall(got)}
+    found = COUNT.findall(got.replace(command, ""))  # the command may hold a count of its own
     for kind, want in (("passed", passed), ("failed", failed)):
-        assert kind in said, f"`N {kind}` is missing from {got!r} (the output says {want} {kind})"
-        assert said[kind] == want, f"{said[kind]} {kind}, but the output's last count line says {want} {kind}"
+        said = [int(n) for n, k in found if k == kind]
+        assert said, f"`N {kind}` is missing from {got!r} (the output's last count line says {want} {kind})"
+        others = sorted({n for n in said if n != want})
+        assert want in said or not others, (
+            f"{others[0]} {kind}, but the output's last count line says {want} {kind}"
+        )
+        assert not others, (
+            f"the right count ({want} {kind}) is there, but so is {others[0]} {kind} from an earlier line of "
+            f"the output: the entry gives only the last count line's counts"
+        )
     if status is not None:
         assert re.search(rf"\bexit (?:code |status )?{status}\b", got), (
             f"the output ends with [exit code {status}]: say `exit {status}` in {got!r}"
@@ -294,13 +301,15 @@ def check_counts_entry(fn: Callable) -> CheckReport:
 
 # ---------------------------------------------------------------- exercise 2: reformatted numbers
 
-# (name, the rule, result text, later assistant text, lines that must be kept, lines that must not)
+# (name, the rule, result text, later messages (a string: one assistant text), max_lines, kept, not kept);
+# kept None: every line is used, so exactly max_lines of them
 REFORMAT_CASES = [
     (
         "1,000 said as 1000",
         "thousands separators do not matter",
         "rows: 1,000\ncols: 3",
         "Got 1000 rows.",
+        2,
         [0],
         [1],
     ),
@@ -309,6 +318,7 @@ REFORMAT_CASES = [
         "thousands separators do not matter",
         "rows: 1000\ncols: 3",
         "Got 1,000 rows.",
+        2,
         [0],
         [1],
     ),
@@ -317,6 +327,7 @@ REFORMAT_CASES = [
         "every separator goes",
         "bytes: 1,250,000\nfiles: 4",
         "It holds 1250000 bytes.",
+        2,
         [0],
         [1],
     ),
@@ -325,42 +336,96 @@ REFORMAT_CASES = [
         "a value rounded to fewer decimals",
         "score 3.674\nnote none",
         "About 3.67.",
+        2,
         [0],
         [1],
     ),
-    ("3.678 said as 3.68", "rounded, not cut", "score 3.678\nnote none", "About 3.68.", [0], [1]),
-    ("3.678 is not 3.67", "rounded, not cut", "score 3.678\nnote none", "About 3.67.", [], [0, 1]),
+    ("3.678 said as 3.68", "rounded, not cut", "score 3.678\nnote none", "About 3.68.", 2, [0], [1]),
+    ("3.678 is not 3.67", "rounded, not cut", "score 3.678\nnote none", "About 3.67.", 2, [], [0, 1]),
     (
         "100 is not 10",
         "a number is whole, not part of another",
         "100 files\n2 dirs",
         "Only 10 files.",
+        2,
         [],
         [0, 1],
     ),
-    ("2.50 said as 2.5", "a trailing zero does not matter", "price 2.50\nok", "It costs 2.5.", [0], [1]),
-    ("a path still counts", "the chapter's rule still holds", GREP, "Reading textstats/counts.py.", [0], [1]),
+    ("2.50 said as 2.5", "a trailing zero does not matter", "price 2.50\nok", "It costs 2.5.", 2, [0], [1]),
+    (
+        "a path still counts",
+        "the chapter's rule still holds",
+        GREP,
+        "Reading textstats/counts.py.",
+        2,
+        [0],
+        [1],
+    ),
     (
         "plain words still mark nothing",
         "the chapter's rule still holds",
         PLAIN,
         "All the tests passed.",
+        2,
         [],
         [0, 1],
+    ),
+    (
+        "a one-digit number said marks nothing",
+        "one digit marks nothing, on either side: not the agent's `[step 4]`",
+        "score 3.674\nnote none",
+        "Checked the score file. [step 4]",
+        2,
+        [],
+        [0, 1],
+    ),
+    (
+        "the user's numbers do not count",
+        "only the assistant's texts and tool inputs count",
+        "rows: 1,000\ncols: 3",
+        [user("Are there 1000 rows?")],
+        2,
+        [],
+        [0, 1],
+    ),
+    (
+        "at most max_lines lines",
+        "the bound: max_lines",
+        "rows: 1,000\ncols: 250\nscore 3.674",
+        "It has 1000 rows, 250 columns, a score of 3.67.",
+        2,
+        None,
+        [2],
+    ),
+    (
+        "lines in the result's order",
+        "the kept lines keep the result's order",
+        "rows: 1,000\ncols: 250\nscore 3.674",
+        "A score of 3.67, 250 columns and 1000 rows.",
+        3,
+        None,
+        [],
     ),
 ]
 
 
-def _reformat_case(
-    fn: Callable, rule: str, result: str, later: str, keep: list[int], drop: list[int]
-) -> None:
+def _reformat_case(fn: Callable, rule: str, result: str, later, bound: int, keep, drop: list[int]) -> None:
     lines = result.splitlines()
-    got = fn(result, [assistant(later)], max_lines=2)
+    messages = [assistant(later)] if isinstance(later, str) else list(later)
+    said = later if isinstance(later, str) else " ".join(" ".join(_said(m)) for m in messages)
+    got = fn(result, messages, max_lines=bound)
     assert isinstance(got, list), f"return a list of lines, not {type(got).__name__}"
-    for k in keep:
-        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept: {later!r} says it ({rule})"
+    for line in got:
+        assert line in lines, f"{line!r} is not a whole line of the result (lines are kept whole)"
+    assert len(got) <= bound, f"{len(got)} lines kept, more than max_lines={bound} ({rule})"
+    positions = [lines.index(line) for line in got]
+    assert positions == sorted(positions), f"lines out of the result's order: {got} ({rule})"
+    if keep is None:
+        assert len(got) == bound, f"{len(got)} lines kept, expected {bound}: every line is used ({rule})"
+    for k in keep or []:
+        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept: {said!r} says it ({rule})"
     for k in drop:
-        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept against {later!r} ({rule})"
+        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept against {said!r} ({rule})"
 
 
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -376,20 +441,22 @@ def _same_number(found: str, said: str) -> bool:
 
 
 def used_lines_reformatted_reference(result_text: str, later_messages: list, max_lines: int = 2) -> list[str]:
-    """``used_lines``, and a line whose 2+ digit number the agent wrote again differently."""
-    said = set(
-        NUMBER.findall(
-            " ".join(str(v) for m in later_messages if m.get("role") == "assistant" for v in _said(m))
-        )
-    )
+    """``used_lines``, and a line whose number the agent wrote again differently (one digit marks nothing)."""
+    words = " ".join(str(v) for m in later_messages if m.get("role") == "assistant" for v in _said(m))
+    said = {n for n in NUMBER.findall(words) if _marks(n)}
     out = []
     for line in result_text.splitlines():
-        numbers = [n for n in NUMBER.findall(line) if len(n.replace(",", "").split(".")[0]) >= 2 or "." in n]
+        numbers = [n for n in NUMBER.findall(line) if _marks(n)]
         if used_lines(line, later_messages, max_lines=1) or any(
             _same_number(n, s) for n in numbers for s in said
         ):
             out.append(line)
     return out[:max_lines]
+
+
+def _marks(number: str) -> bool:
+    """False for a number of one digit (``4``, the ``[step 4]`` of the offline agent): it marks nothing."""
+    return len(number.replace(",", "")) >= 2
 
 
 def _said(message: dict) -> list[str]:
