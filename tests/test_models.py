@@ -113,23 +113,20 @@ def test_keep_three_on_twenty_four_tool_uses_over_the_trigger_clears_twenty_one(
     assert applied.cleared_tool_uses == 21
 
 
-@pytest.mark.parametrize(("name", "written"), [("claude-haiku-4-5", False), ("claude-sonnet-4-5", True)])
-def test_a_2000_token_prefix_is_cached_only_on_a_model_whose_minimum_it_reaches(name, written):
+@pytest.mark.parametrize(
+    ("name", "prefix", "written", "minimum"),
+    [
+        ("claude-haiku-4-5", 2_000, False, 4096),
+        ("claude-sonnet-4-5", 2_000, True, 1024),
+        (CLAUDE_MODEL, 700, True, 512),
+        ("claude-sonnet-5", 700, False, 1024),
+    ],
+)
+def test_a_prefix_is_cached_only_on_a_model_whose_minimum_it_reaches(name, prefix, written, minimum):
     client = connect(context_window=200_000).with_options(default_headers={"x-compaction-cache-scope": name})
-    system = [{"type": "text", "text": filler(2_000), "cache_control": {"type": "ephemeral"}}]
+    system = [{"type": "text", "text": filler(prefix), "cache_control": {"type": "ephemeral"}}]
     answer = client.messages.create(
         model=name, max_tokens=64, system=system, messages=[{"role": "user", "content": "hi"}]
     )
     assert (answer.usage.cache_creation_input_tokens > 0) is written
-    assert MODELS[name].cache_minimum == (1024 if written else 4096)
-
-
-@pytest.mark.parametrize(("name", "written"), [(CLAUDE_MODEL, True), ("claude-sonnet-5", False)])
-def test_a_700_token_prefix_is_cached_on_the_default_model_and_not_on_sonnet_5(name, written):
-    client = connect(context_window=200_000).with_options(default_headers={"x-compaction-cache-scope": name})
-    system = [{"type": "text", "text": filler(700), "cache_control": {"type": "ephemeral"}}]
-    answer = client.messages.create(
-        model=name, max_tokens=64, system=system, messages=[{"role": "user", "content": "hi"}]
-    )
-    assert (answer.usage.cache_creation_input_tokens > 0) is written
-    assert MODELS[name].cache_minimum == (512 if written else 1024)  # the prompt-caching page
+    assert MODELS[name].cache_minimum == minimum  # the prompt-caching page
