@@ -35,6 +35,7 @@ def said(words, **tool_input):
         ("normalize", False),  # a plain word
         ("the", False),
         ("ab", False),
+        ("", False),
     ],
 )
 def test_specific_tokens(token, expected):
@@ -45,6 +46,11 @@ def test_quoted_strings_and_file_names_are_specific():
     found = specifics('raise ValueError("n must be positive") in ./pkg/mod.py')
     assert {"n must be positive", "ValueError", "pkg/mod.py", "mod.py"} <= found
     assert "raise" not in found
+
+
+def test_a_quoted_folder_path_is_specific_and_its_empty_file_name_is_not():
+    found = specifics("ls 'src/pkg/' then \"build/\"")  # the file name after the last / is empty
+    assert {"src/pkg/", "build/"} <= found and "" not in found
 
 
 def test_a_line_is_used_when_a_later_tool_input_names_its_path():

@@ -32,6 +32,8 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]")
 
 def is_specific(token: str) -> bool:
     """True for a token a reader could not guess: a path, a compound identifier, a 2+ digit number."""
+    if not token:  # the file name of a quoted folder path ("src/") is empty
+        return False
     if token[0].isdigit():
         return len(token) >= 2
     if len(token) < 3:
