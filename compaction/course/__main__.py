@@ -10,6 +10,7 @@ report in it as the notebook shows it (its verdict line, then every row, pass an
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from nbclient.exceptions import CellExecutionError
 from compaction.course.commands import CourseError, course_root, default_workers, run_lab, run_tests
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
+from compaction.course.translation import counterpart, english_notebooks, out_of_step, sync, translate
 
 
 def _course_command(run: Callable[[Path], int]) -> int:
@@ -100,6 +102,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _cmd_translation(args: argparse.Namespace) -> int:
+    """status: what is out of step; sync: English code into the ja notebooks; apply: a JSON of translations."""
+    root = course_root()
+    if args.action == "sync":
+        for path in english_notebooks(root):
+            other = counterpart(path, root)
+            before = nbformat.read(other, as_version=4) if other.is_file() else None
+            other.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(sync(nbformat.read(path, as_version=4), before), other)
+    elif args.action == "apply":
+        if len(args.files) != 2:
+            print("error: translation apply JA_NOTEBOOK TEXTS.json", file=sys.stderr)
+            return 2
+        target, texts = Path(args.files[0]), json.loads(Path(args.files[1]).read_text(encoding="utf-8"))
+        english = root / target.resolve().relative_to((root / "ja").resolve())
+        nb = nbformat.read(target, as_version=4)
+        translate(nbformat.read(english, as_version=4), nb, texts)
+        nbformat.write(nb, target)
+    found = out_of_step(root)
+    for line in found:
+        print(line)
+    print(f"{len(found)} cell(s) out of step" if found else "the ja edition is in step with the English")
+    return 1 if found and args.action == "status" else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: lab, test, build-exercises, execute, check."""
     parser = argparse.ArgumentParser(
@@ -130,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = sub.add_parser("check", help="run an exercise notebook and print its check verdicts")
     check.add_argument("path", metavar="PATH")
     check.set_defaults(run=_cmd_check)
+    translation = sub.add_parser("translation", help="the ja edition: status | sync | apply NOTEBOOK JSON")
+    translation.add_argument("action", choices=("status", "sync", "apply"))
+    translation.add_argument("files", nargs="*", metavar="FILE")
+    translation.set_defaults(run=_cmd_translation)
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
