@@ -49,7 +49,7 @@ def marked_language(start: Path) -> str | None:
 
 
 def locale_language(environ: dict[str, str] | None = None) -> str | None:
-    """``ja`` when the first locale variable set starts with ``ja``, ``en`` for any other, None if none is set."""
+    """``ja`` when the first locale variable set starts with ``ja``, else ``en``; None when none is set."""
     environ = dict(os.environ) if environ is None else environ
     value = next((environ[name] for name in LOCALE_VARIABLES if environ.get(name)), None)
     return None if value is None else ("ja" if value.lower().startswith("ja") else "en")

@@ -103,7 +103,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_translation(args: argparse.Namespace) -> int:
-    """status: what is out of step; sync: English code into the ja notebooks; apply: a JSON of translations."""
+    """status: what is out of step; sync: English code into ja; apply: a JSON of translations."""
     root = course_root()
     if args.action == "sync":
         for path in english_notebooks(root):

@@ -92,7 +92,9 @@ def sync(english: nbformat.NotebookNode, translated: nbformat.NotebookNode | Non
     return result
 
 
-def translate(english: nbformat.NotebookNode, translated: nbformat.NotebookNode, texts: Mapping[str, str]) -> None:
+def translate(
+    english: nbformat.NotebookNode, translated: nbformat.NotebookNode, texts: Mapping[str, str]
+) -> None:
     """Set the translation of each English markdown cell id in ``texts``, with its English cell's hash."""
     by_id = {cell.get("id"): cell for cell in english.cells}
     for cell_id, text in texts.items():
@@ -102,7 +104,9 @@ def translate(english: nbformat.NotebookNode, translated: nbformat.NotebookNode,
         index = english.cells.index(source)
         target = translated.cells[index]
         if target.get("id") != cell_id and target.get("metadata", {}).get(KEY, {}).get("of") != cell_id:
-            raise KeyError(f"cell {index} of the translation is not the counterpart of {cell_id!r}: sync first")
+            raise KeyError(
+                f"cell {index} of the translation is not the counterpart of {cell_id!r}: sync first"
+            )
         target.source = text
         target.metadata[KEY] = {"of": cell_id, "sha256": source_hash(source.source)}
 
