@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
+from compaction.core.language import language, say, use_language
 from compaction.course.commands import CourseError, course_root, default_workers, run_lab, run_tests
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
@@ -76,7 +77,14 @@ def _cmd_execute(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    nb = run_notebook(Path(args.path), allow_errors=True)
+    path = Path(args.path)
+    nb = run_notebook(path, allow_errors=True)
+    with use_language(language(start=path.resolve().parent)):  # the notebook's edition speaks
+        return _print_checks(nb)
+
+
+def _print_checks(nb: nbformat.NotebookNode) -> int:
+    """Every report of an executed notebook, row by row, its errors, a count and the verdict; exit code."""
     texts = report_texts(nb)
     lines = [text.split("\n", 1)[0] for text in texts]
     for line, text in zip(lines, texts, strict=True):
@@ -85,20 +93,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"    {row}")
     errors = error_lines(nb)
     for line in errors:
-        print(f"error in {line}")
+        print(say("error in {where}", where=line))
     if not lines:
-        print("no check report found: run the check cells at the end of each exercise")
+        print(say("no check report found: run the check cells at the end of each exercise"))
     passed = bool(lines) and all(line.startswith("PASS") for line in lines)
     if lines:
         ok_reports = sum(line.startswith("PASS") for line in lines)
-        print(f"{ok_reports} of {len(lines)} check reports pass")
+        print(say("{ok} of {total} check reports pass", ok=ok_reports, total=len(lines)))
     ok = passed and not errors
     if ok:
-        print("all checks pass")
+        print(say("all checks pass"))
     elif passed:
-        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill them in")
+        print(
+            say(
+                "not yet: every check passes, but {errors} cell(s) raised an error; fill them in",
+                errors=len(errors),
+            )
+        )
     else:
-        print("not yet: some checks fail")
+        print(say("not yet: some checks fail"))
     return 0 if ok else 1
 
 
