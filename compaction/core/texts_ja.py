@@ -451,8 +451,8 @@ TEXTS: dict[str, str] = {
     ),
     " ({percent}% of the window)": "（ウィンドウの {percent}%）",
     "threshold {tokens}": "しきい値 {tokens}",
-    "before": "前",
-    "after": "後",
+    "before": "変更前",
+    "after": "変更後",
     "{messages} messages, {tokens} tokens ({unit})": "{messages} メッセージ、{tokens} トークン（{unit}）",
     "… {hidden} more messages ({first}-{last})": "… ほかに {hidden} メッセージ（{first}-{last}）",
     "show more": "さらに表示",
@@ -464,6 +464,7 @@ TEXTS: dict[str, str] = {
         "メッセージ: 維持 {same}、置換 {changed}、削除 {dropped}{extra}"
     ),
     "{kept}; tokens {t0} -> {t1} ({saved})": "{kept}。トークン {t0} -> {t1}（{saved}）",
+    "{before} -> {after}: {change} ({unit})": "{before} -> {after}: {change}（{unit}）",
     "message {first}": "メッセージ {first}",
     "messages {first}-{last}": "メッセージ {first}-{last}",
     "in transcript {path}": "トランスクリプト {path} に保存",

@@ -184,7 +184,13 @@ class BeforeAfter:
 
     def header(self) -> str:
         """``before -> after: kept ..., tokens ... (unit)``."""
-        return f"{self.titles[0]} -> {self.titles[1]}: {self.change} ({self.meter.unit})"
+        return say(
+            "{before} -> {after}: {change} ({unit})",
+            before=self.titles[0],
+            after=self.titles[1],
+            change=self.change,
+            unit=self.meter.unit,
+        )
 
     def _repr_html_(self) -> str:
         marks = tuple(m for m in ("changed", "dropped", "added") if self.counts[m]) + ("collapsed",)
