@@ -21,6 +21,59 @@ TEXTS: dict[str, str] = {
     ),
     "written by you": "自分で書いたコード",
     "this is the package's {found}; write your own": "これはパッケージの {found} です。自分で書いてください",
+    # compaction.course.checks.*: failure details that are fixed sentences (from values: English)
+    "return a list of edits (dicts), at least one": "編集（dict）のリストを、少なくとも 1 つ返してください",
+    "nothing was ever cleared": "一度もクリアされませんでした",
+    "the input list was changed": "入力のリストが変更されました",
+    "the nightly log: the first 1,000 characters are not in the preview": (
+        "夜間ビルドのログ: 先頭の 1,000 文字がプレビューにありません"
+    ),
+    "the nightly log: the last 1,000 characters (the error) are not in the preview": (
+        "夜間ビルドのログ: 末尾の 1,000 文字（エラー）がプレビューにありません"
+    ),
+    "the nightly log: the error line at the end is not shown": (
+        "夜間ビルドのログ: 末尾のエラー行が表示されていません"
+    ),
+    "a short output: an output shorter than the preview is shown whole": (
+        "短い出力: プレビューより短い出力は全体を表示します"
+    ),
+    "a short output: shown twice; show it once, with nothing left out": (
+        "短い出力: 2 回表示されています。省略せずに 1 回だけ表示してください"
+    ),
+    "an output of exactly 2,000 characters is shown whole (<=, not <)": (
+        "ちょうど 2,000 文字の出力は全体を表示します（< ではなく <=）"
+    ),
+    "2,001 characters: both 1,000-character ends": "2,001 文字: 両端の 1,000 文字ずつを残します",
+    "2,001 characters: the middle character is omitted": "2,001 文字: 中央の 1 文字を省略します",
+    "write at least six probes": "プローブを 6 個以上書いてください",
+    "message 2, write_file: the new entries are missing": (
+        "メッセージ 2、write_file: 新しいエントリーがありません"
+    ),
+    "the list of answers was changed; leave it as it was": (
+        "応答のリストが変更されました。元のままにしてください"
+    ),
+    "the input list was changed; return a new list": (
+        "入力のリストが変更されました。新しいリストを返してください"
+    ),
+    "the tail must be the end of the list": "末尾部分はリストの最後でなければなりません",
+    "the tail must leave the first message to the summary": (
+        "末尾部分は最初のメッセージを要約に残さなければなりません"
+    ),
+    "the input list was changed; restoration only reads it": (
+        "入力のリストが変更されました。復元は読むだけです"
+    ),
+    "nothing restored, though the newest file the agent read is unchanged on disk": (
+        "何も復元されていません。エージェントが最後に読んだファイルはディスク上で変わっていません"
+    ),
+    "nothing restored: only the deleted file should be left out": (
+        "何も復元されていません: 除外するのは削除されたファイルだけです"
+    ),
+    "the input list was changed; build a new one": (
+        "入力のリストが変更されました。新しいリストを作ってください"
+    ),
+    "open before any summary was tried: a new breaker is closed": (
+        "要約を一度も試す前に開いています: 新しいブレーカーは閉じています"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (
