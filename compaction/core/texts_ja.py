@@ -179,7 +179,7 @@ TEXTS: dict[str, str] = {
     "extra spaces and new lines do not matter": "余分な空白や改行は関係ない",
     "read_file's line numbers are not part of the file": "read_file の行番号はファイルの一部ではない",
     "a tool call's input is in the context": "ツール呼び出しの入力もコンテキストに含まれる",
-    "every evidence string must be there": "証拠の文字列はすべてそろっている必要がある",
+    "every evidence string must be there": "根拠の文字列がすべてそろっていなければならない",
     "a cleared result no longer answers": "クリアされた結果ではもう答えられない",
     "at least six well-formed probes": "正しい形のプローブが 6 個以上",
     "all five kinds": "5 種類すべて",
@@ -195,8 +195,8 @@ TEXTS: dict[str, str] = {
     "an identifier in a later tool input": "後のツール入力に出てくる識別子",
     "a number of two or more digits": "2 桁以上の数値",
     "a quoted string": "引用符で囲んだ文字列",
-    "plain words mark nothing": "普通の単語では何もマークされない",
-    "a single digit marks nothing": "1 桁の数字では何もマークされない",
+    "plain words mark nothing": "ありふれた単語では行に印が付かない",
+    "a single digit marks nothing": "1 桁の数字では印が付かない",
     "the user's words do not count": "ユーザーの発言は数えない",
     "nothing said later": "後で何も言及されない",
     "at most max_lines lines": "最大 max_lines 行",
@@ -215,8 +215,8 @@ TEXTS: dict[str, str] = {
     "{number} said as {said}": "{number} を {said} と書いた場合",
     "{number} is not {said}": "{number} は {said} ではない",
     "a path still counts": "パスは引き続き数える",
-    "plain words still mark nothing": "普通の単語では引き続き何もマークされない",
-    "a one-digit number said marks nothing": "1 桁の数値への言及では何もマークされない",
+    "plain words still mark nothing": "ありふれた単語では引き続き行に印が付かない",
+    "a one-digit number said marks nothing": "1 桁の数値に言及しても印が付かない",
     "the user's numbers do not count": "ユーザーが書いた数値は数えない",
     "lines in the result's order": "行は結果の中の順序で",
     # levels
@@ -265,7 +265,7 @@ TEXTS: dict[str, str] = {
     "{n} calls, keep {k} (even)": "呼び出し {n} 回、{k} 件残す（偶数）",
     "{n} calls, keep {k}": "呼び出し {n} 回、{k} 件残す",
     "keep as many as the calls' results": "呼び出しの結果と同じ数だけ残す",
-    "keep 0: every result is cleared before it is sent": "keep 0: どの結果も送信前にクリアされる",
+    "keep 0: every result is cleared before it is sent": "0 件残す: どの結果も送信前にクリアされる",
     "a single call": "呼び出し 1 回だけ",
     # on_demand
     "well under the threshold": "しきい値を大きく下回る",
@@ -473,18 +473,18 @@ TEXTS: dict[str, str] = {
         "プレースホルダー、マーカー、要約のいずれかを含む: その文面は行の下に表示"
     ),
     "changed by the pass: the placeholder's or marker's own words below, tokens before → after": (
-        "このパスで変更: プレースホルダーやマーカーの文面は下に表示、トークンは変更前 → 変更後"
+        "この処理で変更: プレースホルダーやマーカーの文面は下に表示、トークンは変更前 → 変更後"
     ),
     "✂ dropped: messages that left the context, how many, their tokens, and where they went": (
         "✂ 削除: コンテキストから外れたメッセージ、その件数とトークン数、移動先"
     ),
-    "new: a message the pass wrote (a summary)": "新規: このパスが書いたメッセージ（要約）",
+    "new: a message the pass wrote (a summary)": "新規: この処理が書いたメッセージ（要約）",
     "≡ unchanged messages, folded: open to see them": "≡ 変更のないメッセージ（折りたたみ）: 開くと表示",
     "bars: a message's tokens, one scale for the whole view (faded: before the pass)": (
-        "バー: メッセージのトークン数。ビュー全体で同じ縮尺（薄い色: パスの前）"
+        "バー: メッセージのトークン数。ビュー全体で同じ縮尺（薄い色: 処理前）"
     ),
     "numbers: the message's place in the list before the pass; tokens in {unit}": (
-        "番号: パスの前のリストでのメッセージの位置。トークン数は {unit} で計測"
+        "番号: 処理前のリストでのメッセージの位置。トークン数は {unit} で計測"
     ),
     "after {name}: the tool reported an error (is_error)": (
         "{name} の後ろに付く: ツールがエラーを報告した（is_error）"
@@ -537,18 +537,18 @@ TEXTS: dict[str, str] = {
     "the list came out unchanged (give compactor= to see the trigger)": (
         "リストは変わらなかった（compactor= を渡すとトリガーが表示される）"
     ),
-    "pass {k}/{n}: {name}, tokens {t0} -> {t1}": "パス {k}/{n}: {name}、トークン {t0} -> {t1}",
+    "pass {k}/{n}: {name}, tokens {t0} -> {t1}": "処理 {k}/{n}: {name}、トークン {t0} -> {t1}",
     "{head}; did nothing: {reason}": "{head}。何もしなかった: {reason}",
     "input": "入力",
     "changed": "変更あり",
     "did nothing": "何もしなかった",
-    "pass": "パス",
+    "pass": "処理",
     "layer": "層",
     "tokens ({unit})": "トークン（{unit}）",
     "what it did, or why not": "したこと、またはしなかった理由",
     "◀ prev": "◀ 前へ",
     "next ▶": "次へ ▶",
-    "pass {k}: {name}": "パス {k}: {name}",
+    "pass {k}: {name}": "処理 {k}: {name}",
     " (did nothing)": "（何もしなかった）",
     "the list came out unchanged": "リストは変わらなかった",
 }
