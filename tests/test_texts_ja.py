@@ -23,7 +23,9 @@ import compaction.course.checks as checks_package
 from compaction.core import language as lang
 from compaction.core.language import say, use_language
 from compaction.core.texts_ja import TEXTS
+from compaction.course.checks.micro import check_micro_keeping_edited, check_predicted_breaks
 from compaction.course.notebooks import REPORT_LINE
+from compaction.layers.micro import micro_compact
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "compaction"
@@ -191,3 +193,33 @@ def test_check_functions_take_one_answer():
                 if p.default is inspect.Parameter.empty
             ]
             assert len(required) == 1, f"{module}.{name}"
+
+
+def test_a_failing_micro_check_explains_in_japanese_and_keeps_its_english():
+    def ignores_edits(messages, keep_recent=3, min_chars=120, recent_turns=5):
+        return micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars)
+
+    def details(check, answer):
+        return [r.detail for r in check(answer).results if not r.passed]
+
+    english = details(check_micro_keeping_edited, ignores_edits)
+    assert english, "a micro that ignores edits must fail"
+    why = "should stay whole: an edit_file of 'calc.py' is in the last 5 assistant turns."
+    what = "the read_file result 'toolu_02' (message 4) of 'calc.py'"
+    assert any(d.endswith(f" Why: {what} {why}") for d in english)
+    assert details(check_predicted_breaks, lambda turns, keep: 0)[0] == (
+        "20 calls, two new results each, keep_recent=3: predicted 0, measured 19 cache breaks"
+    )
+    with use_language("ja"):
+        japanese = details(check_micro_keeping_edited, ignores_edits)
+        predicted = details(check_predicted_breaks, lambda turns, keep: 0)[0]
+    assert len(japanese) == len(english)
+    assert not any(" Why:" in d for d in japanese)
+    assert any(
+        "理由: 'calc.py' の read_file の結果 'toolu_02'（メッセージ 4）はそのまま残すべきです。"
+        "直近 5 回のアシスタントのターンの中に 'calc.py' の edit_file があります。" in d
+        for d in japanese
+    )
+    assert predicted == (
+        "呼び出し 20 回、毎回新しい結果 2 件、keep_recent=3: 予測は 0、実測のキャッシュブレークは 19 回"
+    )

@@ -74,6 +74,77 @@ TEXTS: dict[str, str] = {
     "open before any summary was tried: a new breaker is closed": (
         "要約を一度も試す前に開いています: 新しいブレーカーは閉じています"
     ),
+    # compaction.course.checks.messages: failure details built from values
+    "it held {before} messages and now holds {after}": (
+        "{before} 件あったメッセージが {after} 件になっています"
+    ),
+    "message {i} was replaced": "メッセージ {i} が置き換えられています",
+    "message {i}, block {j} ({label}): `{key}` changed": (
+        "メッセージ {i}、ブロック {j}（{label}）: `{key}` が変わっています"
+    ),
+    "message {i}: `{key}` changed": "メッセージ {i}: `{key}` が変わっています",
+    "somewhere": "どこか",
+    "{where}: the input list was changed ({at}); {advice}": (
+        "{where}: 入力のリストが変更されました（{at}）。{advice}"
+    ),
+    "build a new list instead": "代わりに新しいリストを作ってください",
+    " (the list is sound)": "（このリストは正しい）",
+    "list {k} of the {n} this row tries: expected {want}{why}, got {got}": (
+        "この行で試す {n} 個のリストのうち {k} 番目: 期待値は {want}{why}、返り値は {got}"
+    ),
+    "list {k} of the {n} this row tries ({kind}: {how})": (
+        "この行で試す {n} 個のリストのうち {k} 番目（{kind}: {how}）"
+    ),
+    "{where}: the returned list breaks {rule} at message {i}: {text}": (
+        "{where}: 返したリストはメッセージ {i} で {rule} に違反しています: {text}"
+    ),
+    ", so the results must come before the text": "。そのため結果はテキストより前に置かなければなりません",
+    # compaction.course.checks.micro: failure details built from values
+    "note_for({name}): return a string, got {kind}": (
+        "note_for({name}): 文字列を返してください（返り値は {kind}）"
+    ),
+    "note_for({name}): start with {head}: {start}": "note_for({name}): {head} で始めてください: {start}",
+    "note_for({name}): one line of at most 300 characters": (
+        "note_for({name}): 300 文字以内の 1 行にしてください"
+    ),
+    "note_for({name}): name {expected} so the model knows what to re-run": (
+        "note_for({name}): モデルが何を再実行すればよいか分かるように {expected} を書いてください"
+    ),
+    "note for {name} names {expected}": "{name} の注記に {expected} が書かれている",
+    "a 10,000-character command: one short line": "10,000 文字のコマンド: 注記は短い 1 行",
+    "the last {n} assistant turn": "直近 {n} 回のアシスタントのターン",
+    "the last {n} assistant turns": "直近 {n} 回のアシスタントのターン",
+    "the {name} result {use_id} (message {i}) of {path}": (
+        "{path} の {name} の結果 {use_id}（メッセージ {i}）"
+    ),
+    "the {name} result {use_id} (message {i})": "{name} の結果 {use_id}（メッセージ {i}）",
+    (
+        " Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
+        "and only a result shorter than min_chars stays whole (<, not <=)."
+    ): (
+        " 理由: {what}はクリアされるべきです。ちょうど min_chars={min_chars} 文字の長さで、"
+        "そのまま残るのは min_chars より短い結果だけです（<= ではなく <）。"
+    ),
+    "{path} is not edited in {turns}": "{turns}の中で {path} は編集されていません",
+    "with recent_turns=0 no edit keeps a result": "recent_turns=0 ではどの編集も結果を残しません",
+    "only read_file results are kept for an edit": "編集があっても残すのは read_file の結果だけです",
+    " Why: {what} should be cleared: it is old, and {reason}.": (
+        " 理由: {what}はクリアされるべきです。古い結果で、{reason}。"
+    ),
+    " Why: {what} should stay whole: an edit_file of {path} is in {turns}.": (
+        " 理由: {what}はそのまま残すべきです。{turns}の中に {path} の edit_file があります。"
+    ),
+    " Why: {what} should stay as it is: among the newest, short, a note or a marker.": (
+        " 理由: {what}は元のまま残すべきです。最新の結果、短い結果、注記、マーカーのいずれかです。"
+    ),
+    (
+        "{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got}, "
+        "measured {want} cache breaks"
+    ): (
+        "呼び出し {turns} 回、毎回新しい結果 2 件、keep_recent={keep_recent}: "
+        "予測は {got}、実測のキャッシュブレークは {want} 回"
+    ),
+    "build new messages instead": "代わりに新しいメッセージを作ってください",
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

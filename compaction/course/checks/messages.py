@@ -17,6 +17,7 @@ import copy
 from collections.abc import Callable
 
 from compaction.agent.loop import sample_session
+from compaction.core.language import say
 from compaction.core.messages import (
     RULES,
     InvalidConversation,
@@ -88,12 +89,12 @@ def course_sessions() -> list[list[dict]]:
 def changed_at(before: list, after: list) -> str:
     """Where a list a function was given no longer equals its copy: the message, block and field."""
     if len(before) != len(after):
-        return f"it held {len(before)} messages and now holds {len(after)}"
+        return say("it held {before} messages and now holds {after}", before=len(before), after=len(after))
     for i, (b, a) in enumerate(zip(before, after, strict=True)):
         if a == b:
             continue
         if not isinstance(a, dict) or not isinstance(b, dict):
-            return f"message {i} was replaced"
+            return say("message {i} was replaced", i=i)
         bc, ac = b.get("content"), a.get("content")
         if isinstance(bc, list) and isinstance(ac, list) and len(bc) == len(ac):
             for j, (x, y) in enumerate(zip(bc, ac, strict=True)):
@@ -101,16 +102,25 @@ def changed_at(before: list, after: list) -> str:
                     key = next(k for k in [*x, *y] if x.get(k) != y.get(k))
                     ident = x.get("id") or x.get("tool_use_id")
                     label = f"{x.get('type')} {ident}" if ident else x.get("type")
-                    return f"message {i}, block {j} ({label}): `{key}` changed"
+                    return say(
+                        "message {i}, block {j} ({label}): `{key}` changed", i=i, j=j, label=label, key=key
+                    )
         key = next((k for k in [*b, *a] if b.get(k) != a.get(k)), "content")
-        return f"message {i}: `{key}` changed"
-    return "somewhere"
+        return say("message {i}: `{key}` changed", i=i, key=key)
+    return say("somewhere")
 
 
-def assert_unchanged(given: list, before: list, where: str, advice: str = "build a new list instead") -> None:
+def assert_unchanged(given: list, before: list, where: str, advice: str | None = None) -> None:
     """Raise AssertionError naming where ``given`` no longer equals ``before``, its copy."""
     if given != before:
-        raise AssertionError(f"{where}: the input list was changed ({changed_at(before, given)}); {advice}")
+        raise AssertionError(
+            say(
+                "{where}: the input list was changed ({at}); {advice}",
+                where=where,
+                at=changed_at(before, given),
+                advice=say("build a new list instead") if advice is None else advice,
+            )
+        )
 
 
 # ---------------------------------------------------------------- references
@@ -315,22 +325,36 @@ def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
     for k, args in enumerate(calls, start=1):
         got, want = fn(*copy.deepcopy(args)), reference(*args)
         if got != want and not (isinstance(got, (tuple, list)) and tuple(got) == want):
-            why = f" ({RULES[want[1]]})" if want else " (the list is sound)"
+            why = f" ({RULES[want[1]]})" if want else say(" (the list is sound)")
             raise AssertionError(
-                f"list {k} of the {len(calls)} this row tries: expected {want!r}{why}, got {got!r}"
+                say(
+                    "list {k} of the {n} this row tries: expected {want}{why}, got {got}",
+                    k=k,
+                    n=len(calls),
+                    want=repr(want),
+                    why=why,
+                    got=repr(got),
+                )
             )
 
 
 def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str) -> None:
     for k, (how, given) in enumerate(lists, start=1):
-        where = f"list {k} of the {len(lists)} this row tries ({kind}: {how})"
+        where = say(
+            "list {k} of the {n} this row tries ({kind}: {how})", k=k, n=len(lists), kind=kind, how=how
+        )
         before = copy.deepcopy(given)
         got = fn(given)
         assert_unchanged(given, before, where)
         problem = first_problem_reference(got) if isinstance(got, list) else None
-        assert problem is None or problem[1] not in FORM_RULES, (
-            f"{where}: the returned list breaks {problem[1]!r} at message {problem[0]}: {RULES[problem[1]]}"
-            + (", so the results must come before the text" if problem[1] == "tool_result_not_first" else "")
+        assert problem is None or problem[1] not in FORM_RULES, say(
+            "{where}: the returned list breaks {rule} at message {i}: {text}",
+            where=where,
+            rule=repr(problem[1]),
+            i=problem[0],
+            text=RULES[problem[1]],
+        ) + (
+            say(", so the results must come before the text") if problem[1] == "tool_result_not_first" else ""
         )
         assert_same_messages(got, reference(before), where)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from compaction.core.language import say
 from compaction.core.messages import (
     assistant,
     result_chars,
@@ -68,16 +69,29 @@ def _same(fn: Callable, name: str, messages: list[dict], keep_recent: int, min_c
     given = copy.deepcopy(messages)
     got = fn(given, keep_recent=keep_recent, min_chars=min_chars, note=cleared_placeholder)
     where = f"{name}, keep_recent={keep_recent}, min_chars={min_chars}"
-    assert_unchanged(given, messages, where, "build new messages instead")
+    assert_unchanged(given, messages, where, say("build new messages instead"))
     assert_same_messages(got, micro_compact(messages, keep_recent=keep_recent, min_chars=min_chars), where)
 
 
 def _note(note_for: Callable, name: str, tool_input: dict, expected: str) -> None:
     note = note_for(name, dict(tool_input))
-    assert isinstance(note, str), f"note_for({name!r}): return a string, got {type(note).__name__}"
-    assert note.startswith(CLEARED_HEAD), f"note_for({name!r}): start with {CLEARED_HEAD!r}: {note[:60]!r}"
-    assert "\n" not in note and len(note) <= 300, f"note_for({name!r}): one line of at most 300 characters"
-    assert expected in note, f"note_for({name!r}): name {expected!r} so the model knows what to re-run"
+    assert isinstance(note, str), say(
+        "note_for({name}): return a string, got {kind}", name=repr(name), kind=type(note).__name__
+    )
+    assert note.startswith(CLEARED_HEAD), say(
+        "note_for({name}): start with {head}: {start}",
+        name=repr(name),
+        head=repr(CLEARED_HEAD),
+        start=repr(note[:60]),
+    )
+    assert "\n" not in note and len(note) <= 300, say(
+        "note_for({name}): one line of at most 300 characters", name=repr(name)
+    )
+    assert expected in note, say(
+        "note_for({name}): name {expected} so the model knows what to re-run",
+        name=repr(name),
+        expected=repr(expected),
+    )
 
 
 def check_micro(micro: Callable, note_for: Callable | None = None) -> CheckReport:
@@ -111,12 +125,15 @@ def check_micro(micro: Callable, note_for: Callable | None = None) -> CheckRepor
     cases.append(("a single message", lambda: _same(micro, "single", [user("hi")], 3, 120)))
     if note_for is not None:
         cases += [
-            (f"note for {name} names {expected!r}", lambda n=name, i=i, e=expected: _note(note_for, n, i, e))
+            (
+                say("note for {name} names {expected}", name=name, expected=repr(expected)),
+                lambda n=name, i=i, e=expected: _note(note_for, n, i, e),
+            )
             for name, i, expected in CALLS
         ]
         cases.append(
             (
-                "a 10,000-character command: one short line",
+                say("a 10,000-character command: one short line"),
                 lambda: _note(note_for, "bash", {"command": "echo start\n" + "x" * 10_000}, "echo start"),
             )
         )
@@ -177,7 +194,11 @@ def why_kept_or_cleared(
         return ""
     names, inputs = tool_names(messages), tool_inputs(messages)
     editing = edited_paths(messages, recent_turns)
-    turns = f"the last {recent_turns} assistant turn" + ("" if recent_turns == 1 else "s")
+    turns = (
+        say("the last {n} assistant turn", n=recent_turns)
+        if recent_turns == 1
+        else say("the last {n} assistant turns", n=recent_turns)
+    )
     for i, (mine, theirs) in enumerate(zip(got, want, strict=True)):
         if not (isinstance(mine, dict) and isinstance(mine.get("content"), list)):
             continue
@@ -188,24 +209,45 @@ def why_kept_or_cleared(
                 continue
             use_id = w["tool_use_id"]
             name, path = names.get(use_id), inputs.get(use_id, {}).get("path")
-            what = f"the {name} result {use_id!r} (message {i})" + (f" of {path!r}" if path else "")
+            what = (
+                say(
+                    "the {name} result {use_id} (message {i}) of {path}",
+                    name=name,
+                    use_id=repr(use_id),
+                    i=i,
+                    path=repr(path),
+                )
+                if path
+                else say("the {name} result {use_id} (message {i})", name=name, use_id=repr(use_id), i=i)
+            )
             if is_cleared(w["content"]) and min_chars is not None and result_chars(b) == min_chars:
-                return (
-                    f" Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
-                    "and only a result shorter than min_chars stays whole (<, not <=)."
+                return say(
+                    " Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
+                    "and only a result shorter than min_chars stays whole (<, not <=).",
+                    what=what,
+                    min_chars=min_chars,
                 )
             if is_cleared(w["content"]):
                 reason = (
-                    f"{path!r} is not edited in {turns}"
+                    say("{path} is not edited in {turns}", path=repr(path), turns=turns)
                     if name == "read_file" and recent_turns > 0
-                    else "with recent_turns=0 no edit keeps a result"
+                    else say("with recent_turns=0 no edit keeps a result")
                     if name == "read_file"
-                    else "only read_file results are kept for an edit"
+                    else say("only read_file results are kept for an edit")
                 )
-                return f" Why: {what} should be cleared: it is old, and {reason}."
+                return say(
+                    " Why: {what} should be cleared: it is old, and {reason}.", what=what, reason=reason
+                )
             if name == "read_file" and path in editing:
-                return f" Why: {what} should stay whole: an edit_file of {path!r} is in {turns}."
-            return f" Why: {what} should stay as it is: among the newest, short, a note or a marker."
+                return say(
+                    " Why: {what} should stay whole: an edit_file of {path} is in {turns}.",
+                    what=what,
+                    path=repr(path),
+                    turns=turns,
+                )
+            return say(
+                " Why: {what} should stay as it is: among the newest, short, a note or a marker.", what=what
+            )
     return ""
 
 
@@ -213,7 +255,7 @@ def _edited(fn: Callable, name: str, messages: list[dict], **kwargs) -> None:
     given = copy.deepcopy(messages)
     got = fn(given, **kwargs)
     where = f"{name}, " + ", ".join(f"{k}={v}" for k, v in kwargs.items())
-    assert_unchanged(given, messages, where, "build new messages instead")
+    assert_unchanged(given, messages, where, say("build new messages instead"))
     want = micro_keeping_edited_reference(messages, **kwargs)
     try:
         assert_same_messages(got, want, where)
@@ -283,9 +325,13 @@ def measured_breaks(turns: int, keep_recent: int) -> int:
 
 def _predicted(fn: Callable, turns: int, keep_recent: int) -> None:
     got, want = fn(turns, keep_recent), measured_breaks(turns, keep_recent)
-    assert got == want, (
-        f"{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got!r}, "
-        f"measured {want} cache breaks"
+    assert got == want, say(
+        "{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got}, "
+        "measured {want} cache breaks",
+        turns=turns,
+        keep_recent=keep_recent,
+        got=repr(got),
+        want=want,
     )
 
 
