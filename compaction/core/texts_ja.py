@@ -74,6 +74,51 @@ TEXTS: dict[str, str] = {
     "open before any summary was tried: a new breaker is closed": (
         "要約を一度も試す前に開いています: 新しいブレーカーは閉じています"
     ),
+    # compaction.course.checks: where two message lists differ
+    "(the end)": "（末尾）",
+    "first difference at character {at}: got {got}, expected {want}": (
+        "最初の違いは {at} 文字目: 返り値 {got}、期待値 {want}"
+    ),
+    "`{key}` dropped": "`{key}` が抜けています",
+    "`{key}` differs; {difference}": "`{key}` が違います。{difference}",
+    "`{key}` changed: expected {want}, got {got}": "`{key}` が違います: 期待値 {want}、返り値 {got}",
+    "`{key}` added ({value})": "`{key}` が追加されています（{value}）",
+    "differs": "違いがあります",
+    "expected a list of messages, got {kind}": "メッセージのリストを返してください（返り値は {kind}）",
+    "{n} messages returned, expected {m}; the first difference: {fault}": (
+        "返したメッセージは {n} 件、期待は {m} 件。最初の違い: {fault}"
+    ),
+    "message {i}: expected a dict, got {kind}": "メッセージ {i}: dict であるべきところが {kind} です",
+    "message {i}: role is {got}, expected {want}": "メッセージ {i}: role が {got} です（期待値は {want}）",
+    "message {i}: content differs; {difference}": "メッセージ {i}: content が違います。{difference}",
+    "message {i}: content is {got}, expected {want}": (
+        "メッセージ {i}: content が {got} です（期待値は {want}）"
+    ),
+    "message {i}, block {j} ({label})": "メッセージ {i}、ブロック {j}（{label}）",
+    "{where}: expected a dict, got {kind}": "{where}: dict であるべきところが {kind} です",
+    "{where}: got a {label} block instead": "{where}: 代わりに {label} ブロックがあります",
+    "message {i}: an extra block at block {k} ({shown}); {n} blocks, expected {m}": (
+        "メッセージ {i}: ブロック {k}（{shown}）が余分です。ブロックは {n} 個、期待は {m} 個"
+    ),
+    "message {i}: a block missing at block {k} ({shown}); {n} blocks, expected {m}": (
+        "メッセージ {i}: ブロック {k}（{shown}）がありません。ブロックは {n} 個、期待は {m} 個"
+    ),
+    "{n} messages returned, expected {m}: message {k} should not be there": (
+        "返したメッセージは {n} 件、期待は {m} 件: メッセージ {k} は余分です"
+    ),
+    "{n} messages returned, expected {m}: message {k} is missing": (
+        "返したメッセージは {n} 件、期待は {m} 件: メッセージ {k} がありません"
+    ),
+    (
+        "the result for {got} is here, expected the result for {want}: the same results in "
+        "another order; give them in the order of the calls ({order})"
+    ): (
+        "ここにあるのは {got} の結果ですが、期待は {want} の結果です: 同じ結果が別の順序で並んでいます。"
+        "呼び出しの順（{order}）に並べてください"
+    ),
+    "the result for {got} is here, expected the result for {want}": (
+        "ここにあるのは {got} の結果ですが、期待は {want} の結果です"
+    ),
     # compaction.course.checks.messages: failure details built from values
     "it held {before} messages and now holds {after}": (
         "{before} 件あったメッセージが {after} 件になっています"

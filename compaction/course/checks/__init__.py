@@ -108,10 +108,15 @@ def text_difference(got: str, want: str, width: int = 40) -> str:
 
     def excerpt(value: str) -> str:
         part = value[start : start + width]
-        shown = repr(part) if part else "(the end)"
+        shown = repr(part) if part else say("(the end)")
         return ("..." if start else "") + shown + ("..." if start + width < len(value) else "")
 
-    return f"first difference at character {at}: got {excerpt(got)}, expected {excerpt(want)}"
+    return say(
+        "first difference at character {at}: got {got}, expected {want}",
+        at=at,
+        got=excerpt(got),
+        want=excerpt(want),
+    )
 
 
 def _block_label(block: object) -> str:
@@ -126,13 +131,22 @@ def _field_fault(got: dict, want: dict) -> str:
     """The first field in which two dicts differ, as a phrase: dropped, added or changed."""
     for key in want:
         if key not in got:
-            return f"`{key}` dropped"
+            return say("`{key}` dropped", key=key)
         if got[key] != want[key]:
             if isinstance(want[key], str) and isinstance(got[key], str):
-                return f"`{key}` differs; {text_difference(got[key], want[key])}"
-            return f"`{key}` changed: expected {_short(want[key])}, got {_short(got[key])}"
+                return say(
+                    "`{key}` differs; {difference}", key=key, difference=text_difference(got[key], want[key])
+                )
+            return say(
+                "`{key}` changed: expected {want}, got {got}",
+                key=key,
+                want=_short(want[key]),
+                got=_short(got[key]),
+            )
     extra = [k for k in got if k not in want]
-    return f"`{extra[0]}` added ({_short(got[extra[0]])})" if extra else "differs"
+    return (
+        say("`{key}` added ({value})", key=extra[0], value=_short(got[extra[0]])) if extra else say("differs")
+    )
 
 
 def explain_difference(got: object, want: object) -> str | None:
@@ -140,10 +154,15 @@ def explain_difference(got: object, want: object) -> str | None:
     if got == want:
         return None
     if not isinstance(got, list):
-        return f"expected a list of messages, got {type(got).__name__}"
+        return say("expected a list of messages, got {kind}", kind=type(got).__name__)
     fault = _first_fault(got, want)
-    if len(got) != len(want) and not fault.startswith(f"{len(got)} messages"):
-        return f"{len(got)} messages returned, expected {len(want)}; the first difference: {fault}"
+    if len(got) != len(want) and not all(g == w for g, w in zip(got, want, strict=False)):
+        return say(
+            "{n} messages returned, expected {m}; the first difference: {fault}",
+            n=len(got),
+            m=len(want),
+            fault=fault,
+        )
     return fault
 
 
@@ -152,34 +171,61 @@ def _first_fault(got: list, want: list) -> str:
         if g == w:
             continue
         if not isinstance(g, dict) or not isinstance(w, dict):
-            return f"message {i}: expected a dict, got {type(g).__name__}"
+            return say("message {i}: expected a dict, got {kind}", i=i, kind=type(g).__name__)
         if g.get("role") != w.get("role"):
-            return f"message {i}: role is {g.get('role')!r}, expected {w.get('role')!r}"
+            return say(
+                "message {i}: role is {got}, expected {want}",
+                i=i,
+                got=repr(g.get("role")),
+                want=repr(w.get("role")),
+            )
         gc, wc = g.get("content"), w.get("content")
         if isinstance(wc, str) or isinstance(gc, str) or not isinstance(gc, list):
             if isinstance(gc, str) and isinstance(wc, str):
-                return f"message {i}: content differs; {text_difference(gc, wc)}"
-            return f"message {i}: content is {_short(gc)}, expected {_short(wc)}"
+                return say(
+                    "message {i}: content differs; {difference}", i=i, difference=text_difference(gc, wc)
+                )
+            return say("message {i}: content is {got}, expected {want}", i=i, got=_short(gc), want=_short(wc))
         for j, (gb, wb) in enumerate(zip(gc, wc, strict=False)):
             if gb != wb:
-                where = f"message {i}, block {j} ({_block_label(wb)})"
+                where = say("message {i}, block {j} ({label})", i=i, j=j, label=_block_label(wb))
                 if not isinstance(gb, dict):
-                    return f"{where}: expected a dict, got {type(gb).__name__}"
+                    return say("{where}: expected a dict, got {kind}", where=where, kind=type(gb).__name__)
                 if gb.get("type") != wb.get("type"):
-                    return f"{where}: got a {_block_label(gb)} block instead"
+                    return say("{where}: got a {label} block instead", where=where, label=_block_label(gb))
                 if "tool_use_id" in wb and gb.get("tool_use_id") != wb["tool_use_id"]:
                     return f"{where}: {_order_fault(gc, wc, gb.get('tool_use_id'), wb['tool_use_id'])}"
                 return f"{where}: {_field_fault(gb, wb)}"
         if len(gc) != len(wc):
-            more = "an extra block" if len(gc) > len(wc) else "a block missing"
             k = min(len(gc), len(wc))
             shown = _block_label(gc[k] if len(gc) > len(wc) else wc[k])
-            return f"message {i}: {more} at block {k} ({shown}); {len(gc)} blocks, expected {len(wc)}"
+            if len(gc) > len(wc):
+                return say(
+                    "message {i}: an extra block at block {k} ({shown}); {n} blocks, expected {m}",
+                    i=i,
+                    k=k,
+                    shown=shown,
+                    n=len(gc),
+                    m=len(wc),
+                )
+            return say(
+                "message {i}: a block missing at block {k} ({shown}); {n} blocks, expected {m}",
+                i=i,
+                k=k,
+                shown=shown,
+                n=len(gc),
+                m=len(wc),
+            )
         return f"message {i}: {_field_fault(g, w)}"
     k = min(len(got), len(want))
     if len(got) > len(want):
-        return f"{len(got)} messages returned, expected {len(want)}: message {k} should not be there"
-    return f"{len(got)} messages returned, expected {len(want)}: message {k} is missing"
+        return say(
+            "{n} messages returned, expected {m}: message {k} should not be there",
+            n=len(got),
+            m=len(want),
+            k=k,
+        )
+    return say("{n} messages returned, expected {m}: message {k} is missing", n=len(got), m=len(want), k=k)
 
 
 def _order_fault(got: list, want: list, got_id: object, want_id: object) -> str:
@@ -187,11 +233,14 @@ def _order_fault(got: list, want: list, got_id: object, want_id: object) -> str:
     ids = [b.get("tool_use_id") for b in got if isinstance(b, dict)]
     wanted = [b.get("tool_use_id") for b in want if isinstance(b, dict)]
     if sorted(map(str, ids)) == sorted(map(str, wanted)):
-        return (
-            f"the result for {got_id} is here, expected the result for {want_id}: the same results in "
-            f"another order; give them in the order of the calls ({', '.join(map(str, wanted))})"
+        return say(
+            "the result for {got} is here, expected the result for {want}: the same results in "
+            "another order; give them in the order of the calls ({order})",
+            got=got_id,
+            want=want_id,
+            order=", ".join(map(str, wanted)),
         )
-    return f"the result for {got_id} is here, expected the result for {want_id}"
+    return say("the result for {got} is here, expected the result for {want}", got=got_id, want=want_id)
 
 
 def assert_same_messages(got: object, want: object, case: str = "") -> None:
