@@ -88,8 +88,11 @@ def say(english: str, **values: object) -> str:
 
 def _pattern(key: str) -> tuple[re.Pattern, int]:
     """A template key as a regular expression (each ``{field}`` any text) and its literal length."""
-    parts = list(string.Formatter().parse(key))
-    regex = "".join(re.escape(lit) + (f"(?P<{name}>.+?)" if name else "") for lit, name, _, _ in parts)
+    parts, seen = list(string.Formatter().parse(key)), set()
+    regex = ""
+    for lit, name, _, _ in parts:  # a field named twice matches the same text both times
+        regex += re.escape(lit) + ((f"(?P={name})" if name in seen else f"(?P<{name}>.+?)") if name else "")
+        seen.add(name)
     return re.compile(regex, re.DOTALL), sum(len(lit) for lit, *_ in parts)
 
 

@@ -190,6 +190,70 @@ TEXTS: dict[str, str] = {
         "予測は {got}、実測のキャッシュブレークは {want} 回"
     ),
     "build new messages instead": "代わりに新しいメッセージを作ってください",
+    # compaction.course.checks.keep_used: failure details built from values
+    "return a list of lines, not {kind}": "行のリストを返してください（返り値は {kind}）",
+    "{line} is not a whole line of the result (lines are kept whole)": (
+        "{line} は結果の 1 行まるごとではありません（行はまるごと残します）"
+    ),
+    "lines out of the result's order: {got}": "行が結果の中の順序になっていません: {got}",
+    "lines out of the result's order: {got} ({rule})": "行が結果の中の順序になっていません: {got}（{rule}）",
+    "{n} lines kept, more than max_lines={bound}": "{n} 行を残しています。max_lines={bound} を超えています",
+    "{n} lines kept, more than max_lines={bound} ({rule})": (
+        "{n} 行を残しています。max_lines={bound} を超えています（{rule}）"
+    ),
+    "line {k} ({line}) should be kept ({rule}); kept {got}": (
+        "行 {k}（{line}）は残すべきです（{rule}）。残したのは {got}"
+    ),
+    "line {k} ({line}) should not be kept ({rule})": "行 {k}（{line}）は残すべきではありません（{rule}）",
+    "{n} lines kept, expected {bound}: every line is used ({rule})": (
+        "{n} 行を残していますが、期待は {bound} 行です: どの行も使われています（{rule}）"
+    ),
+    "line {k} ({line}) should be kept: {said} says it ({rule})": (
+        "行 {k}（{line}）は残すべきです: {said} がそれに言及しています（{rule}）"
+    ),
+    "line {k} ({line}) should not be kept against {said} ({rule})": (
+        "行 {k}（{line}）は {said} に対しては残すべきではありません（{rule}）"
+    ),
+    "return the ledger as text, not {kind}": "台帳をテキストで返してください（返り値は {kind}）",
+    "{where}: {piece} is missing from the ledger": "{where}: 台帳に {piece} がありません",
+    "message 2, bash: {wanted} is missing from the first ledger": (
+        "メッセージ 2、bash: 最初の台帳に {wanted} がありません"
+    ),
+    (
+        "message 0, the earlier ledger: {wanted} was in it but not in the new one "
+        "(carry an earlier compaction's ledger over)"
+    ): (
+        "メッセージ 0、以前の台帳: {wanted} は以前の台帳にあったのに新しい台帳にありません"
+        "（以前のコンパクションの台帳を引き継いでください）"
+    ),
+    "{n} lines for 121 commands: max_entries=40 should bound it": (
+        "121 個のコマンドに {n} 行: max_entries=40 で行数に上限をかけてください"
+    ),
+    "message 2, bash: the failed run was pushed out by {n} passing commands (drop those first)": (
+        "メッセージ 2、bash: 失敗した実行が、成功した {n} 個のコマンドに押し出されました"
+        "（成功したものから先に削ってください）"
+    ),
+    "return the entry as one line of text, not {kind}": (
+        "エントリーを 1 行のテキストで返してください（返り値は {kind}）"
+    ),
+    "the entry is one line, got {n}": "エントリーは 1 行です（返り値は {n} 行）",
+    "the command {command} is missing from {got}": "{got} にコマンド {command} がありません",
+    "`N {kind}` is missing from {got} (the output's last count line says {want} {kind})": (
+        "{got} に `N {kind}` がありません（出力の最後の件数行は {want} {kind}）"
+    ),
+    "{other} {kind}, but the output's last count line says {want} {kind}": (
+        "{other} {kind} となっていますが、出力の最後の件数行は {want} {kind} です"
+    ),
+    (
+        "the right count ({want} {kind}) is there, but so is {other} {kind} from an earlier line of "
+        "the output: the entry gives only the last count line's counts"
+    ): (
+        "正しい件数（{want} {kind}）はありますが、出力の前のほうの行にある {other} {kind} もあります: "
+        "エントリーには最後の件数行の件数だけを書きます"
+    ),
+    "the output ends with [exit code {status}]: say `exit {status}` in {got}": (
+        "出力は [exit code {status}] で終わっています: {got} に `exit {status}` と書いてください"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

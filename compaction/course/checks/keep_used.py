@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 
-from compaction.core.language import say
+from compaction.core.language import say, translated
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.used import used_lines
 from compaction.course.checks import CheckReport, run_cases
@@ -125,18 +125,33 @@ USED_CASES = [
 def _used_case(fn: Callable, rule: str, result: str, later: list, bound: int, keep, drop) -> None:
     lines = result.splitlines()
     got = fn(result, list(later), max_lines=bound)
-    assert isinstance(got, list), f"return a list of lines, not {type(got).__name__}"
+    assert isinstance(got, list), say("return a list of lines, not {kind}", kind=type(got).__name__)
     for line in got:
-        assert line in lines, f"{line!r} is not a whole line of the result (lines are kept whole)"
+        assert line in lines, say(
+            "{line} is not a whole line of the result (lines are kept whole)", line=repr(line)
+        )
     positions = [lines.index(line) for line in got]
-    assert positions == sorted(positions), f"lines out of the result's order: {got}"
-    assert len(got) <= bound, f"{len(got)} lines kept, more than max_lines={bound}"
+    assert positions == sorted(positions), say("lines out of the result's order: {got}", got=got)
+    assert len(got) <= bound, say("{n} lines kept, more than max_lines={bound}", n=len(got), bound=bound)
     for k in keep or []:
-        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept ({rule}); kept {got}"
+        assert lines[k] in got, say(
+            "line {k} ({line}) should be kept ({rule}); kept {got}",
+            k=k,
+            line=repr(lines[k]),
+            rule=translated(rule),
+            got=got,
+        )
     for k in drop:
-        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept ({rule})"
+        assert lines[k] not in got, say(
+            "line {k} ({line}) should not be kept ({rule})", k=k, line=repr(lines[k]), rule=translated(rule)
+        )
     if keep is None:
-        assert len(got) == bound, f"{len(got)} lines kept, expected {bound}: every line is used ({rule})"
+        assert len(got) == bound, say(
+            "{n} lines kept, expected {bound}: every line is used ({rule})",
+            n=len(got),
+            bound=bound,
+            rule=translated(rule),
+        )
 
 
 def check_used_lines(fn: Callable) -> CheckReport:
@@ -193,9 +208,11 @@ LEDGER_CASES = [
 
 def _holds(fn: Callable, where: str, history: list, wanted: list[str]) -> None:
     got = fn(list(history))
-    assert isinstance(got, str), f"return the ledger as text, not {type(got).__name__}"
+    assert isinstance(got, str), say("return the ledger as text, not {kind}", kind=type(got).__name__)
     for piece in wanted:
-        assert piece in got, f"{where}: {piece!r} is missing from the ledger"
+        assert piece in got, say(
+            "{where}: {piece} is missing from the ledger", where=where, piece=repr(piece)
+        )
 
 
 def _carried(fn: Callable) -> None:
@@ -203,10 +220,13 @@ def _carried(fn: Callable) -> None:
     later = [user(text("Summary of the work so far."), text(first)), *HISTORY[3:]]
     got = fn(later)
     wanted = "AssertionError: [('pear', 2), ('apple', 2)]"
-    assert wanted in first, f"message 2, bash: {wanted!r} is missing from the first ledger"
-    assert wanted in got, (
-        f"message 0, the earlier ledger: {wanted!r} was in it but not in the new one "
-        "(carry an earlier compaction's ledger over)"
+    assert wanted in first, say(
+        "message 2, bash: {wanted} is missing from the first ledger", wanted=repr(wanted)
+    )
+    assert wanted in got, say(
+        "message 0, the earlier ledger: {wanted} was in it but not in the new one "
+        "(carry an earlier compaction's ledger over)",
+        wanted=repr(wanted),
     )
     assert "textstats/lexical.py" in got, say("message 2, write_file: the new entries are missing")
 
@@ -217,11 +237,11 @@ def _bounded(fn: Callable) -> None:
     for k in range(2, 122):
         history += call(k, "bash", {"command": f"grep -c def mod_{k}.py"}, f"{k}\n[exit code 0]")
     got = fn(history, max_entries=40)
-    assert isinstance(got, str), f"return the ledger as text, not {type(got).__name__}"
+    assert isinstance(got, str), say("return the ledger as text, not {kind}", kind=type(got).__name__)
     lines = [line for line in got.splitlines() if line.strip()]
-    assert len(lines) <= 45, f"{len(lines)} lines for 121 commands: max_entries=40 should bound it"
-    assert "AssertionError" in got, (
-        "message 2, bash: the failed run was pushed out by 120 passing commands (drop those first)"
+    assert len(lines) <= 45, say("{n} lines for 121 commands: max_entries=40 should bound it", n=len(lines))
+    assert "AssertionError" in got, say(
+        "message 2, bash: the failed run was pushed out by {n} passing commands (drop those first)", n=120
     )
 
 
@@ -273,24 +293,41 @@ def counts_entry_reference(command: str, output: str) -> str:
 
 def _entry_case(fn: Callable, command: str, output: str, passed: int, failed: int, status) -> None:
     got = fn(command, output)
-    assert isinstance(got, str), f"return the entry as one line of text, not {type(got).__name__}"
-    assert "\n" not in got.strip(), f"the entry is one line, got {got.count(chr(10)) + 1}"
-    assert command in got, f"the command {command!r} is missing from {got!r}"
+    assert isinstance(got, str), say(
+        "return the entry as one line of text, not {kind}", kind=type(got).__name__
+    )
+    assert "\n" not in got.strip(), say("the entry is one line, got {n}", n=got.count(chr(10)) + 1)
+    assert command in got, say(
+        "the command {command} is missing from {got}", command=repr(command), got=repr(got)
+    )
     found = COUNT.findall(got.replace(command, ""))  # the command may hold a count of its own
     for kind, want in (("passed", passed), ("failed", failed)):
         said = [int(n) for n, k in found if k == kind]
-        assert said, f"`N {kind}` is missing from {got!r} (the output's last count line says {want} {kind})"
-        others = sorted({n for n in said if n != want})
-        assert want in said or not others, (
-            f"{others[0]} {kind}, but the output's last count line says {want} {kind}"
+        assert said, say(
+            "`N {kind}` is missing from {got} (the output's last count line says {want} {kind})",
+            kind=kind,
+            got=repr(got),
+            want=want,
         )
-        assert not others, (
-            f"the right count ({want} {kind}) is there, but so is {others[0]} {kind} from an earlier line of "
-            f"the output: the entry gives only the last count line's counts"
+        others = sorted({n for n in said if n != want})
+        assert want in said or not others, say(
+            "{other} {kind}, but the output's last count line says {want} {kind}",
+            other=others[0] if others else "",
+            kind=kind,
+            want=want,
+        )
+        assert not others, say(
+            "the right count ({want} {kind}) is there, but so is {other} {kind} from an earlier line of "
+            "the output: the entry gives only the last count line's counts",
+            want=want,
+            kind=kind,
+            other=others[0] if others else "",
         )
     if status is not None:
-        assert re.search(rf"\bexit (?:code |status )?{status}\b", got), (
-            f"the output ends with [exit code {status}]: say `exit {status}` in {got!r}"
+        assert re.search(rf"\bexit (?:code |status )?{status}\b", got), say(
+            "the output ends with [exit code {status}]: say `exit {status}` in {got}",
+            status=status,
+            got=repr(got),
         )
 
 
@@ -415,18 +452,41 @@ def _reformat_case(fn: Callable, rule: str, result: str, later, bound: int, keep
     messages = [assistant(later)] if isinstance(later, str) else list(later)
     said = later if isinstance(later, str) else " ".join(" ".join(_said(m)) for m in messages)
     got = fn(result, messages, max_lines=bound)
-    assert isinstance(got, list), f"return a list of lines, not {type(got).__name__}"
+    assert isinstance(got, list), say("return a list of lines, not {kind}", kind=type(got).__name__)
     for line in got:
-        assert line in lines, f"{line!r} is not a whole line of the result (lines are kept whole)"
-    assert len(got) <= bound, f"{len(got)} lines kept, more than max_lines={bound} ({rule})"
+        assert line in lines, say(
+            "{line} is not a whole line of the result (lines are kept whole)", line=repr(line)
+        )
+    assert len(got) <= bound, say(
+        "{n} lines kept, more than max_lines={bound} ({rule})", n=len(got), bound=bound, rule=translated(rule)
+    )
     positions = [lines.index(line) for line in got]
-    assert positions == sorted(positions), f"lines out of the result's order: {got} ({rule})"
+    assert positions == sorted(positions), say(
+        "lines out of the result's order: {got} ({rule})", got=got, rule=translated(rule)
+    )
     if keep is None:
-        assert len(got) == bound, f"{len(got)} lines kept, expected {bound}: every line is used ({rule})"
+        assert len(got) == bound, say(
+            "{n} lines kept, expected {bound}: every line is used ({rule})",
+            n=len(got),
+            bound=bound,
+            rule=translated(rule),
+        )
     for k in keep or []:
-        assert lines[k] in got, f"line {k} ({lines[k]!r}) should be kept: {said!r} says it ({rule})"
+        assert lines[k] in got, say(
+            "line {k} ({line}) should be kept: {said} says it ({rule})",
+            k=k,
+            line=repr(lines[k]),
+            said=repr(said),
+            rule=translated(rule),
+        )
     for k in drop:
-        assert lines[k] not in got, f"line {k} ({lines[k]!r}) should not be kept against {said!r} ({rule})"
+        assert lines[k] not in got, say(
+            "line {k} ({line}) should not be kept against {said} ({rule})",
+            k=k,
+            line=repr(lines[k]),
+            said=repr(said),
+            rule=translated(rule),
+        )
 
 
 NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
