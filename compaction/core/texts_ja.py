@@ -254,6 +254,49 @@ TEXTS: dict[str, str] = {
     "the output ends with [exit code {status}]: say `exit {status}` in {got}": (
         "出力は [exit code {status}] で終わっています: {got} に `exit {status}` と書いてください"
     ),
+    # compaction.course.checks.snip: failure details built from values
+    "{where}: the result breaks {rule} at message {i}": (
+        "{where}: 結果はメッセージ {i} で {rule} に違反しています"
+    ),
+    "{where}: {n} messages kept, more than max_messages": (
+        "{where}: {n} 件のメッセージを残しています。max_messages を超えています"
+    ),
+    (
+        "{where}: your tail starts at message {start}; the head ({head} tokens) and that "
+        "tail make {used}, over max_tokens={max_tokens}: head and tail together must fit; the "
+        "earliest start that fits is message {best}"
+    ): (
+        "{where}: 末尾部分がメッセージ {start} から始まっています。"
+        "先頭部分（{head} トークン）とその末尾部分で {used} になり、max_tokens={max_tokens} を超えます: "
+        "先頭部分と末尾部分を合わせて収めなければなりません。"
+        "収まる最も早い開始位置はメッセージ {best} です"
+    ),
+    (
+        "{where}: your tail starts at message {start}, but the tail from message {best} fits too "
+        "(head and tail {fits} <= {max_tokens}{exact}): take the earliest assistant message whose tail fits"
+    ): (
+        "{where}: 末尾部分がメッセージ {start} から始まっていますが、"
+        "メッセージ {best} からの末尾部分も収まります（先頭部分と末尾部分で {fits} <= {max_tokens}{exact}）: "
+        "末尾部分が収まる最も早いアシスタントのメッセージから始めてください"
+    ),
+    ", exactly the budget: an exact fit is kept": "、ちょうど予算どおり: ちょうど収まるものは残します",
+    "{where}: message {i}, the placeholder": "{where}: メッセージ {i}（プレースホルダー）",
+    "message {i} was kept": "メッセージ {i} は残っています",
+    "no request was dropped": "削除された依頼はありません",
+    "{at} quotes a request, but {kept}: the request was kept, so don't quote it again": (
+        "{at} が依頼を引用していますが、{kept}: 依頼は残っているので、もう一度引用しないでください"
+    ),
+    (
+        "{at} does not quote the request of message {newest}, which was dropped (messages "
+        "{first}-{last} went): quote the newest request when it goes"
+    ): (
+        "{at} がメッセージ {newest} の依頼を引用していませんが、その依頼は削除されました（メッセージ "
+        "{first}-{last} が削除）: 最新の依頼が削除されるときはそれを引用してください"
+    ),
+    "the request of message {i}": "メッセージ {i} の依頼",
+    "{at} quotes {which}; quote the newest request, message {newest}": (
+        "{at} が {which} を引用しています。最新の依頼であるメッセージ {newest} を引用してください"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+from compaction.core.language import say
 from compaction.core.messages import (
     InvalidConversation,
     assistant,
@@ -73,7 +74,14 @@ def _valid(messages: list[dict], where: str) -> None:
     try:
         validate(messages)
     except InvalidConversation as exc:
-        raise AssertionError(f"{where}: the result breaks {exc.rule!r} at message {exc.index}") from None
+        raise AssertionError(
+            say(
+                "{where}: the result breaks {rule} at message {i}",
+                where=where,
+                rule=repr(exc.rule),
+                i=exc.index,
+            )
+        ) from None
 
 
 def _same(fn: Callable, reference: Callable, name: str, messages: list[dict], **kwargs) -> None:
@@ -82,7 +90,9 @@ def _same(fn: Callable, reference: Callable, name: str, messages: list[dict], **
     where = f"{name}, {', '.join(f'{k}={v}' for k, v in kwargs.items())}"
     assert_unchanged(given, messages, where)
     if "max_messages" in kwargs and isinstance(got, list) and len(got) > kwargs["max_messages"]:
-        raise AssertionError(f"{where}: {len(got)} messages kept, more than max_messages")
+        raise AssertionError(
+            say("{where}: {n} messages kept, more than max_messages", where=where, n=len(got))
+        )
     if isinstance(got, list) and got:
         _valid(got, where)
     assert_same_messages(got, reference(messages, **kwargs), where)
@@ -161,15 +171,30 @@ def _tail_rule(got: object, messages: list[dict], max_tokens: int, keep_head: in
     fits = head_tokens + estimate_tokens(messages[best:], "tiktoken")
     if start < best:
         raise AssertionError(
-            f"{where}: your tail starts at message {start}; the head ({head_tokens:,} tokens) and that "
-            f"tail make {used:,}, over max_tokens={max_tokens:,}: head and tail together must fit; the "
-            f"earliest start that fits is message {best}"
+            say(
+                "{where}: your tail starts at message {start}; the head ({head} tokens) and that "
+                "tail make {used}, over max_tokens={max_tokens}: head and tail together must fit; the "
+                "earliest start that fits is message {best}",
+                where=where,
+                start=start,
+                head=f"{head_tokens:,}",
+                used=f"{used:,}",
+                max_tokens=f"{max_tokens:,}",
+                best=best,
+            )
         )
     raise AssertionError(
-        f"{where}: your tail starts at message {start}, but the tail from message {best} fits too "
-        f"(head and tail {fits:,} <= {max_tokens:,}"
-        + (", exactly the budget: an exact fit is kept" if fits == max_tokens else "")
-        + "): take the earliest assistant message whose tail fits"
+        say(
+            "{where}: your tail starts at message {start}, but the tail from message {best} fits too "
+            "(head and tail {fits} <= {max_tokens}{exact}): take the earliest assistant message "
+            "whose tail fits",
+            where=where,
+            start=start,
+            best=best,
+            fits=f"{fits:,}",
+            max_tokens=f"{max_tokens:,}",
+            exact=say(", exactly the budget: an exact fit is kept") if fits == max_tokens else "",
+        )
     )
 
 
@@ -249,21 +274,38 @@ def _request_rule(got: object, messages: list[dict], where: str, **kwargs) -> No
     asked = [i for i, m in enumerate(messages) if user_words(m)]
     newest = asked[-1] if asked else None
     dropped = newest is not None and head <= newest < tail
-    at = f"{where}: message {head - 1}, the placeholder"
+    at = say("{where}: message {i}, the placeholder", where=where, i=head - 1)
     if quoted is not None and not dropped:
-        kept = f"message {newest} was kept" if newest is not None else "no request was dropped"
+        kept = say("message {i} was kept", i=newest) if newest is not None else say("no request was dropped")
         raise AssertionError(
-            f"{at} quotes a request, but {kept}: the request was kept, so don't quote it again"
+            say(
+                "{at} quotes a request, but {kept}: the request was kept, so don't quote it again",
+                at=at,
+                kept=kept,
+            )
         )
     if dropped and quoted is None:
         raise AssertionError(
-            f"{at} does not quote the request of message {newest}, which was dropped (messages "
-            f"{head}-{tail - 1} went): quote the newest request when it goes"
+            say(
+                "{at} does not quote the request of message {newest}, which was dropped (messages "
+                "{first}-{last} went): quote the newest request when it goes",
+                at=at,
+                newest=newest,
+                first=head,
+                last=tail - 1,
+            )
         )
     if dropped and quoted != user_words(messages[newest]):
         other = next((i for i in asked if user_words(messages[i]) == quoted), None)
-        which = f"the request of message {other}" if other is not None else repr(quoted[:60])
-        raise AssertionError(f"{at} quotes {which}; quote the newest request, message {newest}")
+        which = say("the request of message {i}", i=other) if other is not None else repr(quoted[:60])
+        raise AssertionError(
+            say(
+                "{at} quotes {which}; quote the newest request, message {newest}",
+                at=at,
+                which=which,
+                newest=newest,
+            )
+        )
 
 
 def _keeping(fn: Callable, name: str, messages: list[dict]) -> None:
