@@ -297,6 +297,49 @@ TEXTS: dict[str, str] = {
     "{at} quotes {which}; quote the newest request, message {newest}": (
         "{at} が {which} を引用しています。最新の依頼であるメッセージ {newest} を引用してください"
     ),
+    # compaction.course.checks.budget: failure details built from values
+    "{where}: message {i}, block {j} ({use_id}): a result of {size} chars": (
+        "{where}: メッセージ {i}、ブロック {j}（{use_id}）: {size} 文字の結果"
+    ),
+    "{at} became a marker of {marker}: the marker would be larger than the result: keep it": (
+        "{at}が {marker} 文字のマーカーになりました: マーカーのほうが結果より大きくなります。"
+        "結果をそのまま残してください"
+    ),
+    (
+        "{at} went to disk, but its marker can take up to {most} (a {preview}-character preview "
+        "and its frame): the marker would be no smaller: keep it"
+    ): (
+        "{at}がディスクに移されましたが、そのマーカーは最大 {most} 文字（{preview} 文字のプレビューとその枠）"
+        "になり得ます: マーカーのほうが小さくなりません。結果をそのまま残してください"
+    ),
+    "{where}: {use_id}'s output is not on disk byte for byte at {path}": (
+        "{where}: {use_id} の出力が {path} にバイト単位で同じ内容で保存されていません"
+    ),
+    "{what}: return a string, got {kind}": "{what}: 文字列を返してください（返り値は {kind}）",
+    (
+        "{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
+        "with </persisted-output> and be at most {most} characters (it is {n})"
+    ): (
+        "{what}: このマーカーは層に認識されません: <persisted-output> で始まり </persisted-output> で終わり、"
+        "{most} 文字以内でなければなりません（{n} 文字です）"
+    ),
+    "{what}: name the path {path} in the marker": "{what}: マーカーにパス {path} を書いてください",
+    "{what}: the size must appear as {size} (with thousands separators, as f'{{n:,}}' writes it)": (
+        "{what}: サイズは {size} と書いてください（f'{{n:,}}' が書くように 3 桁区切りで）"
+    ),
+    "{what}: the size must appear as {size}": "{what}: サイズは {size} と書いてください",
+    (
+        "{what}: between the first and the last {half} characters, one line must say how many "
+        "characters were left out ({count}); found {found}"
+    ): (
+        "{what}: 先頭と末尾の {half} 文字の間に、省略した文字数（{count}）を示す 1 行が必要です。"
+        "見つかったのは {found}"
+    ),
+    "a short output: a negative count appears; when nothing is left out, say nothing about it": (
+        "短い出力: 負の数が出ています。何も省略しないときは省略について何も書かないでください"
+    ),
+    "{where}: return an int, got {kind} {got}": "{where}: int を返してください（返り値は {kind} {got}）",
+    "{where}: expected {want}, got {got}": "{where}: 期待値は {want}、返り値は {got}",
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

@@ -99,14 +99,28 @@ def _no_larger_marker(got: object, messages: list[dict], where: str) -> None:
         size, marker = result_chars(original), result_chars(block)
         if is_persisted_marker(original.get("content")) or size > PREVIEW + MARKER_OVERHEAD:
             continue
-        at = (
-            f"{where}: message {len(got) - 1}, block {j} ({block['tool_use_id']}): a result of {size:,} chars"
+        at = say(
+            "{where}: message {i}, block {j} ({use_id}): a result of {size} chars",
+            where=where,
+            i=len(got) - 1,
+            j=j,
+            use_id=block["tool_use_id"],
+            size=f"{size:,}",
         )
         raise AssertionError(
-            f"{at} became a marker of {marker:,}: the marker would be larger than the result: keep it"
+            say(
+                "{at} became a marker of {marker}: the marker would be larger than the result: keep it",
+                at=at,
+                marker=f"{marker:,}",
+            )
             if marker >= size
-            else f"{at} went to disk, but its marker can take up to {PREVIEW + MARKER_OVERHEAD:,} (a "
-            f"{PREVIEW:,}-character preview and its frame): the marker would be no smaller: keep it"
+            else say(
+                "{at} went to disk, but its marker can take up to {most} (a {preview}-character preview "
+                "and its frame): the marker would be no smaller: keep it",
+                at=at,
+                most=f"{PREVIEW + MARKER_OVERHEAD:,}",
+                preview=f"{PREVIEW:,}",
+            )
         )
 
 
@@ -122,7 +136,7 @@ def _same_as_package(
         where = f"{name}, max_chars={max_chars:,}"
         if marker_first:  # the row about this rule names it even when the input was changed too
             _no_larger_marker(got, messages, where)
-        assert_unchanged(given, messages, where, "build new messages instead")
+        assert_unchanged(given, messages, where, say("build new messages instead"))
         _no_larger_marker(got, messages, where)
         assert_same_messages(got, want, where)
         for block in got[-1]["content"] if isinstance(got[-1]["content"], list) else []:
@@ -133,8 +147,11 @@ def _same_as_package(
                 )
                 path = text_of(content).split("saved to: ", 1)[1].split("\n", 1)[0]
                 saved = (root / path).read_text(encoding="utf-8") if (root / path).exists() else None
-                assert saved == text_of(original["content"]), (
-                    f"{where}: {block['tool_use_id']}'s output is not on disk byte for byte at {path}"
+                assert saved == text_of(original["content"]), say(
+                    "{where}: {use_id}'s output is not on disk byte for byte at {path}",
+                    where=where,
+                    use_id=block["tool_use_id"],
+                    path=path,
                 )
 
 
@@ -170,18 +187,26 @@ def check_budget(budget: Callable) -> CheckReport:
 
 def _marker(fn: Callable, output: str, what: str, path: str = ".task_outputs/tool-results/x.txt") -> str:
     marker = fn(path, len(output), output)
-    assert isinstance(marker, str), f"{what}: return a string, got {type(marker).__name__}"
-    assert is_persisted_marker(marker, PREVIEW), (
-        f"{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
-        f"with </persisted-output> and be at most {PREVIEW + MARKER_OVERHEAD:,} characters "
-        f"(it is {len(marker):,})"
+    assert isinstance(marker, str), say(
+        "{what}: return a string, got {kind}", what=what, kind=type(marker).__name__
     )
-    assert path in marker, f"{what}: name the path {path!r} in the marker"
+    assert is_persisted_marker(marker, PREVIEW), say(
+        "{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
+        "with </persisted-output> and be at most {most} characters (it is {n})",
+        what=what,
+        most=f"{PREVIEW + MARKER_OVERHEAD:,}",
+        n=f"{len(marker):,}",
+    )
+    assert path in marker, say("{what}: name the path {path} in the marker", what=what, path=repr(path))
     size = f"{len(output):,}"
     assert size in marker, (
-        f"{what}: the size must appear as {size} (with thousands separators, as f'{{n:,}}' writes it)"
+        say(
+            "{what}: the size must appear as {size} (with thousands separators, as f'{{n:,}}' writes it)",
+            what=what,
+            size=size,
+        )
         if len(output) >= 1_000
-        else f"{what}: the size must appear as {size}"
+        else say("{what}: the size must appear as {size}", what=what, size=size)
     )
     return marker
 
@@ -203,9 +228,13 @@ def _left_out_between(marker: str, head: str, tail: str, left: int, what: str) -
     start, end = marker.index(head) + len(head), marker.rindex(tail)
     between = marker[start:end].strip("\n")
     count = f"{left:,}"
-    assert "\n" not in between and re.search(rf"(?<![\d,]){re.escape(count)}(?![\d,])", between), (
-        f"{what}: between the first and the last {PREVIEW // 2:,} characters, one line must say how many "
-        f"characters were left out ({count}); found {between[:80]!r}"
+    assert "\n" not in between and re.search(rf"(?<![\d,]){re.escape(count)}(?![\d,])", between), say(
+        "{what}: between the first and the last {half} characters, one line must say how many "
+        "characters were left out ({count}); found {found}",
+        what=what,
+        half=f"{PREVIEW // 2:,}",
+        count=count,
+        found=repr(between[:80]),
     )
 
 
@@ -217,7 +246,7 @@ def _short_whole(fn: Callable) -> None:
     marker = _marker(fn, output, "a short output", path_of_short)
     assert output in marker, say("a short output: an output shorter than the preview is shown whole")
     assert marker.count(output) == 1, say("a short output: shown twice; show it once, with nothing left out")
-    assert not re.search(r"-\d", marker.replace(path_of_short, "")), (
+    assert not re.search(r"-\d", marker.replace(path_of_short, "")), say(
         "a short output: a negative count appears; when nothing is left out, say nothing about it"
     )
 
@@ -263,8 +292,12 @@ def _max_chars(fn: Callable, window: int, in_use: int, reserve: int, cpt: float)
     got = fn(window, in_use, reserve, cpt)
     want = max_chars_for_reference(window, in_use, reserve, cpt)
     where = f"window={window:,}, in_use={in_use:,}, reserve_output={reserve:,}, chars_per_token={cpt}"
-    assert isinstance(got, int), f"{where}: return an int, got {type(got).__name__} {got!r}"
-    assert got == want, f"{where}: expected {want:,}, got {got:,}"
+    assert isinstance(got, int), say(
+        "{where}: return an int, got {kind} {got}", where=where, kind=type(got).__name__, got=repr(got)
+    )
+    assert got == want, say(
+        "{where}: expected {want}, got {got}", where=where, want=f"{want:,}", got=f"{got:,}"
+    )
 
 
 def check_max_chars_for(max_chars_for: Callable) -> CheckReport:
