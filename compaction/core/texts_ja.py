@@ -340,6 +340,77 @@ TEXTS: dict[str, str] = {
     ),
     "{where}: return an int, got {kind} {got}": "{where}: int を返してください（返り値は {kind} {got}）",
     "{where}: expected {want}, got {got}": "{where}: 期待値は {want}、返り値は {got}",
+    # compaction.course.checks.pipeline: failure details built from values
+    "{where}: the input list was changed": "{where}: 入力のリストが変更されました",
+    "{where}: {n} outputs on disk, expected {m}": (
+        "{where}: ディスク上の出力が {n} 個あります（期待は {m} 個）"
+    ),
+    "nothing is cached before the first request, so all its tokens are written ({write}x)": (
+        "最初のリクエストの前には何もキャッシュされていないので、"
+        "そのトークンはすべて書き込みになります（{write}x）"
+    ),
+    (
+        "its first {shared} of {n} messages are the previous request's, read "
+        "({read}x); the shared prefix stops at the first message that differs, every message "
+        "after it is written ({write}x)"
+    ): (
+        "{n} 件のメッセージのうち先頭の {shared} 件は前のリクエストと同じで、読み取り（{read}x）になります。"
+        "共通のプレフィックスは最初に違うメッセージで終わり、"
+        "それ以降のメッセージはすべて書き込み（{write}x）になります"
+    ),
+    "; request {k} adds {added}, expected {expected}: {rule}": (
+        "。リクエスト {k} で {added} 増えていますが、期待は {expected}: {rule}"
+    ),
+    "{what}: return a number, got {kind}": "{what}: 数値を返してください（返り値は {kind}）",
+    "{what}: expected {want}, got {got}": "{what}: 期待値は {want}、返り値は {got}",
+    "{i} ({n} chars) lost: in neither the list nor the store": (
+        "{i}（{n} 文字）は失われた: リストにもストアにもない"
+    ),
+    "{i} ({n} chars) found in the list": "{i}（{n} 文字）はリストにある",
+    "{i} ({n} chars) found in the store": "{i}（{n} 文字）はストアにある",
+    "no large output": "大きな出力はない",
+    "{what}: expected a list of orders (tuples of layer names), got {got}": (
+        "{what}: 順序のリスト（層の名前のタプル）を返してください（返り値は {got}）"
+    ),
+    "order {order} loses an output, your list leaves it out: {fate}": (
+        "順序 {order} は出力を失いますが、返したリストに入っていません: {fate}"
+    ),
+    "order {order} is in your list, but loses nothing: {fate}": (
+        "順序 {order} が返したリストに入っていますが、何も失いません: {fate}"
+    ),
+    "{order} is not an order of budget, snip and micro": (
+        "{order} は budget、snip、micro の順序ではありません"
+    ),
+    "order {order} is in your list more than once": "順序 {order} が返したリストに 2 回以上入っています",
+    (
+        " (if one OutputStore served every order: a store shared between orders"
+        " already holds the file an earlier order saved)"
+    ): (
+        "（1 つの OutputStore をすべての順序で使い回している場合: 順序の間で共有したストアには、"
+        "前の順序が保存したファイルがすでに入っています）"
+    ),
+    "summary_threshold{args}: expected a ValueError (no room left), got {got}": (
+        "summary_threshold{args}: ValueError になるはずです（余地がない）。返り値は {got}"
+    ),
+    "summary_threshold{args}: expected {want}, got {got}": (
+        "summary_threshold{args}: 期待値は {want}、返り値は {got}"
+    ),
+    " (the boundary case: an answer of exactly {want} tokens fits the reserve, <=)": (
+        "（境界のケース: ちょうど {want} トークンの応答は予約に収まります。<=）"
+    ),
+    (
+        " (answers of the same size were counted once; each answer above the reserve counts, "
+        "so do not remove repeated sizes)"
+    ): (
+        "（同じサイズの応答が 1 回しか数えられていません。予約を超える応答はそれぞれ数えるので、"
+        "重複したサイズを取り除かないでください）"
+    ),
+    "answers {sizes}, allowed_over={allowed_over}: expected {want}, got {got}{boundary}": (
+        "応答 {sizes}、allowed_over={allowed_over}: 期待値は {want}、返り値は {got}{boundary}"
+    ),
+    "answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got}": (
+        "応答 {sizes}、allowed_over={allowed_over}: ValueError になるはずです。返り値は {got}"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

@@ -92,11 +92,13 @@ def _pipeline_case(fn: Callable, name: str, messages: list[dict], settings: tupl
         given = copy.deepcopy(messages)
         got = fn(given, OutputStore(Path(a)), **kwargs)
         want = pipeline_reference(messages, OutputStore(Path(b)), **kwargs)
-        assert given == messages, f"{where}: the input list was changed"
+        assert given == messages, say("{where}: the input list was changed", where=where)
         assert_same_messages(got, want, where)
         mine = sorted(p.read_text() for p in Path(a).rglob("*") if p.is_file())
         theirs = sorted(p.read_text() for p in Path(b).rglob("*") if p.is_file())
-        assert mine == theirs, f"{where}: {len(mine)} outputs on disk, expected {len(theirs)}"
+        assert mine == theirs, say(
+            "{where}: {n} outputs on disk, expected {m}", where=where, n=len(mine), m=len(theirs)
+        )
 
 
 def check_pipeline(pipeline: Callable) -> CheckReport:
@@ -172,24 +174,40 @@ def _first_wrong_request(fn: Callable, requests: list[list[dict]]) -> str:
             continue
         added, expected = got - before_got, want - before_want
         if k == 1:
-            rule = f"nothing is cached before the first request, so all its tokens are written ({WRITE:g}x)"
+            rule = say(
+                "nothing is cached before the first request, so all its tokens are written ({write}x)",
+                write=f"{WRITE:g}",
+            )
         else:
             shared = shared_prefix(requests[k - 2], requests[k - 1])
-            rule = (
-                f"its first {shared} of {len(requests[k - 1])} messages are the previous request's, read "
-                f"({READ:g}x); the shared prefix stops at the first message that differs, every message "
-                f"after it is written ({WRITE:g}x)"
+            rule = say(
+                "its first {shared} of {n} messages are the previous request's, read "
+                "({read}x); the shared prefix stops at the first message that differs, every message "
+                "after it is written ({write}x)",
+                shared=shared,
+                n=len(requests[k - 1]),
+                read=f"{READ:g}",
+                write=f"{WRITE:g}",
             )
-        return f"; request {k - 1} adds {added:,.1f}, expected {expected:,.1f}: {rule}"
+        return say(
+            "; request {k} adds {added}, expected {expected}: {rule}",
+            k=k - 1,
+            added=f"{added:,.1f}",
+            expected=f"{expected:,.1f}",
+            rule=rule,
+        )
     return ""
 
 
 def _cost(fn: Callable, requests: list[list[dict]], what: str) -> None:
     got, want = fn(copy.deepcopy(requests)), cache_cost_reference(requests)
-    assert isinstance(got, (int, float)), f"{what}: return a number, got {type(got).__name__}"
+    assert isinstance(got, (int, float)), say(
+        "{what}: return a number, got {kind}", what=what, kind=type(got).__name__
+    )
     if abs(got - want) >= 1e-6:
         raise AssertionError(
-            f"{what}: expected {want:,.1f}, got {got:,.1f}{_first_wrong_request(fn, requests)}"
+            say("{what}: expected {want}, got {got}", what=what, want=f"{want:,.1f}", got=f"{got:,.1f}")
+            + _first_wrong_request(fn, requests)
         )
 
 
@@ -274,38 +292,56 @@ def _fate(messages: list[dict], order: tuple[str, ...]) -> str:
         if b.get("type") == "tool_result"
     }
     places = where_large_outputs_are(messages, order)
-    return (
-        ", ".join(
-            f"{i} ({sizes[i]:,} chars) "
-            + ("lost: in neither the list nor the store" if at == "lost" else f"found in the {at}")
-            for i, at in places.items()
-        )
-        or "no large output"
+    return ", ".join(say(FATES[at], i=i, n=f"{sizes[i]:,}") for i, at in places.items()) or say(
+        "no large output"
     )
+
+
+FATES = {  # where_large_outputs_are's answer about one output, in words
+    "lost": "{i} ({n} chars) lost: in neither the list nor the store",
+    "list": "{i} ({n} chars) found in the list",
+    "store": "{i} ({n} chars) found in the store",
+}
 
 
 def _orders(fn: Callable, messages: list[dict], what: str) -> None:
     got, want = fn(copy.deepcopy(messages)), losing_orders_reference(messages)
     got = sorted(tuple(o) for o in got) if isinstance(got, (list, tuple, set)) else got
     if not isinstance(got, list):
-        raise AssertionError(f"{what}: expected a list of orders (tuples of layer names), got {got!r}")
+        raise AssertionError(
+            say(
+                "{what}: expected a list of orders (tuples of layer names), got {got}",
+                what=what,
+                got=repr(got),
+            )
+        )
     twice = sorted({o for o in got if got.count(o) > 1})
     missing = [o for o in want if o not in got]
     extra = [o for o in got if o not in want]
     rows = [
-        f"order {' -> '.join(o)} loses an output, your list leaves it out: {_fate(messages, o)}"
+        say(
+            "order {order} loses an output, your list leaves it out: {fate}",
+            order=" -> ".join(o),
+            fate=_fate(messages, o),
+        )
         for o in missing
     ]
     rows += [
-        f"order {' -> '.join(o)} is in your list, but loses nothing: {_fate(messages, o)}"
+        say(
+            "order {order} is in your list, but loses nothing: {fate}",
+            order=" -> ".join(o),
+            fate=_fate(messages, o),
+        )
         if len(o) == 3 and set(o) == {"budget", "snip", "micro"}
-        else f"{o!r} is not an order of budget, snip and micro"
+        else say("{order} is not an order of budget, snip and micro", order=repr(o))
         for o in extra
     ]
-    rows += [f"order {o!r} is in your list more than once" for o in twice]
+    rows += [say("order {order} is in your list more than once", order=repr(o)) for o in twice]
     hint = (
-        " (if one OutputStore served every order: a store shared between orders"
-        " already holds the file an earlier order saved)"
+        say(
+            " (if one OutputStore served every order: a store shared between orders"
+            " already holds the file an earlier order saved)"
+        )
         if missing
         else ""
     )
@@ -356,10 +392,14 @@ def _threshold_case(fn: Callable, *args) -> None:
         except ValueError:
             return
         raise AssertionError(
-            f"summary_threshold{args}: expected a ValueError (no room left), got {got}"
+            say(
+                "summary_threshold{args}: expected a ValueError (no room left), got {got}", args=args, got=got
+            )
         ) from None
     got = fn(*args)
-    assert got == want, f"summary_threshold{args}: expected {want:,}, got {got!r}"
+    assert got == want, say(
+        "summary_threshold{args}: expected {want}, got {got}", args=args, want=f"{want:,}", got=repr(got)
+    )
 
 
 def check_summary_threshold(fn: Callable) -> CheckReport:
@@ -394,14 +434,21 @@ def _reserve_case(fn: Callable, sizes: list[int], allowed_over: int) -> None:
     boundary = ""
     distinct = sorted(set(sizes), reverse=True)
     if isinstance(got, int) and got > want and sum(1 for n in sizes if n >= want) > allowed_over:
-        boundary = f" (the boundary case: an answer of exactly {want:,} tokens fits the reserve, <=)"
+        boundary = say(
+            " (the boundary case: an answer of exactly {want} tokens fits the reserve, <=)", want=f"{want:,}"
+        )
     elif got != want and got == (distinct[allowed_over] if allowed_over < len(distinct) else 0):
-        boundary = (
+        boundary = say(
             " (answers of the same size were counted once; each answer above the reserve counts, "
             "so do not remove repeated sizes)"
         )
-    assert got == want, (
-        f"answers {sizes}, allowed_over={allowed_over}: expected {want:,}, got {got!r}{boundary}"
+    assert got == want, say(
+        "answers {sizes}, allowed_over={allowed_over}: expected {want}, got {got}{boundary}",
+        sizes=sizes,
+        allowed_over=allowed_over,
+        want=f"{want:,}",
+        got=repr(got),
+        boundary=boundary,
     )
 
 
@@ -410,7 +457,14 @@ def _reserve_error(fn: Callable, sizes: list[int], allowed_over: int) -> None:
         got = fn(sizes, allowed_over)
     except ValueError:
         return
-    raise AssertionError(f"answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got!r}")
+    raise AssertionError(
+        say(
+            "answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got}",
+            sizes=sizes,
+            allowed_over=allowed_over,
+            got=repr(got),
+        )
+    )
 
 
 def _random_answers(seed: int) -> tuple[list[int], int]:
