@@ -411,6 +411,18 @@ TEXTS: dict[str, str] = {
     "answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got}": (
         "応答 {sizes}、allowed_over={allowed_over}: ValueError になるはずです。返り値は {got}"
     ),
+    # compaction.evaluate.compare: goal()'s criteria
+    "probes kept >= {share}": "保持したプローブ >= {share}",
+    "recall kept >= {share}": "保持した recall プローブ >= {share}",
+    "decision kept >= {share}": "保持した decision プローブ >= {share}",
+    "artifacts kept 100%": "保持した artifact プローブ 100%",
+    "tokens removed >= {share}": "削減したトークン >= {share}",
+    "cost <= {share} of none": "コスト <= none の {share}",
+    "no strategy keeping as many probes, removing >= {share}, costs less": (
+        "同じ数のプローブを保ち {share} 以上削減する戦略で、より安いものはない"
+    ),
+    "{names} cost less": "{names} のほうが安い",
+    "none cheaper": "より安いものはない",
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

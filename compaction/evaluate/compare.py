@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction.core.language import say
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
@@ -180,6 +181,12 @@ def headline(replays: Sequence[Replay], session: str = HEADLINE) -> str:
     )
 
 
+KEPT = {  # goal()'s criterion for one kind of probe
+    "recall": "recall kept >= {share}",
+    "decision": "decision kept >= {share}",
+}
+
+
 def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, str, bool]]:
     """Item 4's goal for the default pipeline, criterion by criterion: (criterion, measured, met)."""
     mine = next((r for r in replays if r.session == session and r.strategy == DEFAULT), None)
@@ -201,21 +208,33 @@ def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, 
     cost = mine.cost.units / none.cost.units if none is not None and none.cost.units else None
     checks = [
         (
-            f"probes kept >= {GOAL['probes']:.0%}",
+            say("probes kept >= {share}", share=f"{GOAL['probes']:.0%}"),
             percent(mine.score.share),
             mine.score.share >= GOAL["probes"],
         )
     ]
     for kind in ("recall", "decision"):
         got = mine.score.by_kind(kind)
-        checks.append((f"{kind} kept >= {GOAL[kind]:.0%}", percent(got), got is None or got >= GOAL[kind]))
+        criterion = say(KEPT[kind], share=f"{GOAL[kind]:.0%}")
+        checks.append((criterion, percent(got), got is None or got >= GOAL[kind]))
     checks += [
-        ("artifacts kept 100%", percent(artifacts), artifacts is None or artifacts >= GOAL["artifacts"]),
-        (f"tokens removed >= {GOAL['removed']:.0%}", percent(mine.removed), mine.removed >= GOAL["removed"]),
-        (f"cost <= {GOAL['cost']:.0%} of none", percent(cost), cost is not None and cost <= GOAL["cost"]),
+        (say("artifacts kept 100%"), percent(artifacts), artifacts is None or artifacts >= GOAL["artifacts"]),
         (
-            f"no strategy keeping as many probes, removing >= {GOAL['removed']:.0%}, costs less",
-            ", ".join(cheaper) + " cost less" if cheaper else "none cheaper",
+            say("tokens removed >= {share}", share=f"{GOAL['removed']:.0%}"),
+            percent(mine.removed),
+            mine.removed >= GOAL["removed"],
+        ),
+        (
+            say("cost <= {share} of none", share=f"{GOAL['cost']:.0%}"),
+            percent(cost),
+            cost is not None and cost <= GOAL["cost"],
+        ),
+        (
+            say(
+                "no strategy keeping as many probes, removing >= {share}, costs less",
+                share=f"{GOAL['removed']:.0%}",
+            ),
+            say("{names} cost less", names=", ".join(cheaper)) if cheaper else say("none cheaper"),
             not cheaper,
         ),
     ]
