@@ -223,3 +223,21 @@ def test_a_failing_micro_check_explains_in_japanese_and_keeps_its_english():
     assert predicted == (
         "呼び出し 20 回、毎回新しい結果 2 件、keep_recent=3: 予測は 0、実測のキャッシュブレークは 19 回"
     )
+
+
+def test_every_say_call_gives_exactly_the_fields_of_its_text():
+    # a missing field would raise KeyError only when a check fails, in the learner's table
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "say" and node.args):
+                continue
+            arg = node.args[0]
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                continue
+            given = {k.arg for k in node.keywords}
+            if None not in given and given and given != fields(arg.value):
+                wrong.append((path.name, node.lineno, sorted(given ^ fields(arg.value))))
+            if not given and fields(arg.value):
+                wrong.append((path.name, node.lineno, sorted(fields(arg.value))))
+    assert wrong == []
