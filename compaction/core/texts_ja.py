@@ -423,6 +423,66 @@ TEXTS: dict[str, str] = {
     ),
     "{names} cost less": "{names} のほうが安い",
     "none cheaper": "より安いものはない",
+    # compaction.course.checks.levels: failure details built from values
+    "({n} entries, expected {m})": "（{n} 項目、期待は {m} 項目）",
+    "entry {i}: got {got}, expected {want} {sizes}": "項目 {i}: 返り値は {got}、期待値は {want} {sizes}",
+    "entry {i} missing: {want} {sizes}": "項目 {i} がありません: {want} {sizes}",
+    "entry {i} not expected: {got} {sizes}": "項目 {i} は余分です: {got} {sizes}",
+    "returned {kind}, not a string": "文字列ではなく {kind} が返されました",
+    "{n} locations lost, first {first}": "{n} か所が失われました。最初の数か所: {first}",
+    "first line {first} is not the totals": "最初の行 {first} が合計の行ではありません",
+    "{before} tokens became {after}: less than an 80% cut": (
+        "{before} トークンが {after} になりました: 削減が 80% に届きません"
+    ),
+    "the one match is gone: {got}": "1 件だけのマッチが消えています: {got}",
+    "{reason} is none of the three rules' reasons": "{reason} は 3 つのルールのどの理由でもありません",
+    "the rule: {rule}": "ルール: {rule}",
+    (
+        "an edit, with nothing edited yet and two or more reads, searches or "
+        "test runs before it in the phase, ends the phase at the edit's index"
+    ): (
+        "まだ何も編集しておらず、フェーズ内でその前に読み取り・検索・テスト実行が 2 回以上ある編集は、"
+        "その編集の位置でフェーズを終える"
+    ),
+    (
+        "an edit of a file the phase has not edited, once it edited others, ends the phase at "
+        "the first look since its last edit (at the edit when there is none)"
+    ): (
+        "ほかのファイルを編集した後で、そのフェーズが編集していないファイルを編集すると、"
+        "最後の編集以降で最初に見た位置でフェーズを終える（見ていなければその編集の位置）"
+    ),
+    (
+        "a green test run, after an edit or after the same command was red, ends the "
+        "phase two messages after the run"
+    ): (
+        "編集の後、または同じコマンドが失敗した後にテストが成功すると、"
+        "その実行の 2 メッセージ後でフェーズを終える"
+    ),
+    "({n} ends, expected {m})": "（終わりは {n} 個、期待は {m} 個）",
+    "end {i}: got {got}, expected {want}: phase ending at message {at} of {n}; {rule} {sizes}": (
+        "終わり {i}: 返り値は {got}、期待値は {want}: {n} 件中メッセージ {at} で終わるフェーズ。"
+        "{rule} {sizes}"
+    ),
+    "end {i} missing: {want}, a phase ending at message {at}; {rule} {sizes}": (
+        "終わり {i} がありません: {want}、メッセージ {at} で終わるフェーズ。{rule} {sizes}"
+    ),
+    (
+        "end {i} not expected: {got}; no rule ends a phase there "
+        "(a summary ends one without recording it, the last phase stays open) {sizes}"
+    ): (
+        "終わり {i} は余分です: {got}。そこでフェーズを終えるルールはありません"
+        "（要約はフェーズを終えるが記録はしない。最後のフェーズは開いたまま）{sizes}"
+    ),
+    "a phase summary ends the phase; ": "フェーズの要約はフェーズを終える。",
+    "read, search, edit: ": "読み取り、検索、編集: ",
+    "five reads and no edit: the phase is still open, nothing is finished; ": (
+        "5 回読んで編集なし: フェーズはまだ開いていて、何も終わっていない。"
+    ),
+    "got {got}, expected {want}": "返り値は {got}、期待値は {want}",
+    "got {got}": "返り値は {got}",
+    "an edit that names no file changes the one read last; got {got}": (
+        "ファイル名のない編集は最後に読んだファイルを変更する。返り値は {got}"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

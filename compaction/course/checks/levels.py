@@ -20,6 +20,7 @@ from pathlib import Path
 
 from compaction.agent.loop import new_workspace, sample_session
 from compaction.agent.tools import Workspace
+from compaction.core.language import say
 from compaction.core.tokens import count_text
 from compaction.course.checks import CheckReport, run_cases
 from compaction.levels.checkpoint import files_modified as files_modified_reference
@@ -213,13 +214,15 @@ def summarized_session() -> list[dict]:
 
 def first_difference(got: list, want: list) -> str:
     """Where two lists first differ: a wrong entry, a missing one or an extra one, with both lengths."""
-    sizes = f"({len(got)} entries, expected {len(want)})"
+    sizes = say("({n} entries, expected {m})", n=len(got), m=len(want))
     for i, (g, w) in enumerate(zip(got, want, strict=False)):
         if g != w:
-            return f"entry {i}: got {g!r}, expected {w!r} {sizes}"
+            return say(
+                "entry {i}: got {got}, expected {want} {sizes}", i=i, got=repr(g), want=repr(w), sizes=sizes
+            )
     if len(got) < len(want):
-        return f"entry {len(got)} missing: {want[len(got)]!r} {sizes}"
-    return f"entry {len(want)} not expected: {got[len(want)]!r} {sizes}"
+        return say("entry {i} missing: {want} {sizes}", i=len(got), want=repr(want[len(got)]), sizes=sizes)
+    return say("entry {i} not expected: {got} {sizes}", i=len(want), got=repr(got[len(want)]), sizes=sizes)
 
 
 def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
@@ -229,9 +232,9 @@ def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
         def case() -> None:
             output = sample_grep(lines, seed=seed)
             got = condense_grep(output)
-            assert isinstance(got, str), f"returned {type(got).__name__}, not a string"
+            assert isinstance(got, str), say("returned {kind}, not a string", kind=type(got).__name__)
             lost = missing_references(output, got)
-            assert not lost, f"{len(lost)} locations lost, first {lost[:3]}"
+            assert not lost, say("{n} locations lost, first {first}", n=len(lost), first=lost[:3])
 
         return case
 
@@ -239,16 +242,18 @@ def check_condense_grep(condense_grep: Callable[[str], str]) -> CheckReport:
         output = sample_grep(seed=3)
         first = condense_grep(output).splitlines()[0]
         want = condense_grep_reference(output).splitlines()[0]
-        assert first == want, f"first line {first!r} is not the totals"
+        assert first == want, say("first line {first} is not the totals", first=repr(first))
 
     def shorter() -> None:
         output = sample_grep()
         before, after = count_text(output, "tiktoken"), count_text(condense_grep(output), "tiktoken")
-        assert after <= 0.2 * before, f"{before} tokens became {after}: less than an 80% cut"
+        assert after <= 0.2 * before, say(
+            "{before} tokens became {after}: less than an 80% cut", before=before, after=after
+        )
 
     def one_match() -> None:
         got = condense_grep("src/app.py:7:token = 1")
-        assert "src/app.py" in got and "7" in got, f"the one match is gone: {got!r}"
+        assert "src/app.py" in got and "7" in got, say("the one match is gone: {got}", got=repr(got))
 
     return run_cases(
         "condense_grep",
@@ -274,26 +279,44 @@ PHASE_RULES = {
 
 def _rule_of(reason: object) -> str:
     text = str(reason)
-    rule = next((r for k, r in PHASE_RULES.items() if text.startswith(k)), None)
-    return f"the rule: {rule}" if rule else f"{text!r} is none of the three rules' reasons"
+    key = next((k for k in PHASE_RULES if text.startswith(k)), None)
+    if key is None:
+        return say("{reason} is none of the three rules' reasons", reason=repr(text))
+    return say("the rule: {rule}", rule=say(PHASE_RULES[key]))
 
 
 def phase_difference(got: list, want: list, messages: list) -> str:
     """The first end that differs, with the message it falls on and the rule that gives (or denies) it."""
-    sizes = f"({len(got)} ends, expected {len(want)})"
+    sizes = say("({n} ends, expected {m})", n=len(got), m=len(want))
     for i, (g, w) in enumerate(zip(got, want, strict=False)):
         if g != w:
-            return (
-                f"end {i}: got {g!r}, expected {w!r}: phase ending at message {w[0]} of {len(messages)}; "
-                f"{_rule_of(w[1])} {sizes}"
+            return say(
+                "end {i}: got {got}, expected {want}: phase ending at message {at} of {n}; {rule} {sizes}",
+                i=i,
+                got=repr(g),
+                want=repr(w),
+                at=w[0],
+                n=len(messages),
+                rule=_rule_of(w[1]),
+                sizes=sizes,
             )
     if len(got) < len(want):
         w = want[len(got)]
-        return f"end {len(got)} missing: {w!r}, a phase ending at message {w[0]}; {_rule_of(w[1])} {sizes}"
+        return say(
+            "end {i} missing: {want}, a phase ending at message {at}; {rule} {sizes}",
+            i=len(got),
+            want=repr(w),
+            at=w[0],
+            rule=_rule_of(w[1]),
+            sizes=sizes,
+        )
     g = got[len(want)]
-    return (
-        f"end {len(want)} not expected: {g!r}; no rule ends a phase there "
-        f"(a summary ends one without recording it, the last phase stays open) {sizes}"
+    return say(
+        "end {i} not expected: {got}; no rule ends a phase there "
+        "(a summary ends one without recording it, the last phase stays open) {sizes}",
+        i=len(want),
+        got=repr(g),
+        sizes=sizes,
     )
 
 
@@ -316,21 +339,21 @@ def check_phase_ends(phase_ends: Callable[[list], list]) -> CheckReport:
     def after_a_summary() -> None:
         messages = summarized_session()
         got, want = phase_ends(messages), reference(messages)
-        assert list(got) == want, "a phase summary ends the phase; " + phase_difference(
+        assert list(got) == want, say("a phase summary ends the phase; ") + phase_difference(
             list(got), want, messages
         )
 
     def research_then_edit() -> None:
         messages = _tiny([("read_file", {"path": "a.py"}), ("bash", {"command": "grep -rn x ."}), _EDIT_A])
         got = list(phase_ends(messages))
-        assert got == [(5, "first edit after research")], "read, search, edit: " + phase_difference(
+        assert got == [(5, "first edit after research")], say("read, search, edit: ") + phase_difference(
             got, [(5, "first edit after research")], messages
         )
 
     def only_reads() -> None:
         messages = _tiny([("read_file", {"path": f"m{k}.py"}) for k in range(5)])
         got = list(phase_ends(messages))
-        assert got == [], "five reads and no edit: the phase is still open, nothing is finished; " + (
+        assert got == [], say("five reads and no edit: the phase is still open, nothing is finished; ") + (
             phase_difference(got, [], messages)
         )
 
@@ -371,7 +394,7 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
             if k >= len(sessions):
                 return
             got, want = files_modified(sessions[k]), files_modified_reference(sessions[k])
-            assert list(got) == want, f"got {list(got)}, expected {want}"
+            assert list(got) == want, say("got {got}, expected {want}", got=list(got), want=want)
 
         return case
 
@@ -379,7 +402,7 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
         edit_b = ("edit_file", {"path": "b.py", "old_text": "x = 1", "new_text": "x = 3"})
         messages = _tiny([("read_file", {"path": "a.py"}), _EDIT_A, ("read_file", {"path": "b.py"}), edit_b])
         got = list(files_modified(messages))
-        assert got == ["a.py (line 1)", "b.py (line 1)"], f"got {got}"
+        assert got == ["a.py (line 1)", "b.py (line 1)"], say("got {got}", got=got)
 
     def written() -> None:
         messages = _tiny([("write_file", {"path": "notes.md", "content": "# Notes"})], {0: "wrote 1 lines"})
@@ -388,7 +411,9 @@ def check_files_modified(files_modified: Callable[[list], list]) -> CheckReport:
     def opened_last() -> None:
         messages = _tiny([("read_file", {"path": "a.py"}), ("edit", {"search": "y = 0", "replace": "y = 1"})])
         got = list(files_modified(messages))
-        assert got == ["a.py (edited)"], f"an edit that names no file changes the one read last; got {got}"
+        assert got == ["a.py (edited)"], say(
+            "an edit that names no file changes the one read last; got {got}", got=got
+        )
 
     return run_cases(
         "files_modified",
