@@ -483,6 +483,61 @@ TEXTS: dict[str, str] = {
     "an edit that names no file changes the one read last; got {got}": (
         "ファイル名のない編集は最後に読んだファイルを変更する。返り値は {got}"
     ),
+    # compaction.course.checks.evaluate: failure details built from values
+    "{label}: evidence {evidence} is in the context, you said {got}": (
+        "{label}: 根拠 {evidence} はコンテキストにありますが、返り値は {got}"
+    ),
+    "{label}: evidence {evidence} is not in the context, you said {got}": (
+        "{label}: 根拠 {evidence} はコンテキストにありませんが、返り値は {got}"
+    ),
+    "return a list of probe dicts, not {kind}": "プローブの dict のリストを返してください（返り値は {kind}）",
+    "ids must be unique: {ids}": "id は重複してはいけません: {ids}",
+    "missing kinds: {kinds}": "足りない種類: {kinds}",
+    "the session does not answer: {ids} (evidence must be copied from it)": (
+        "セッションが答えていません: {ids}（根拠はセッションからそのまま写してください）"
+    ),
+    "no artifact probe names {paths}, which the session modified": (
+        "セッションが変更した {paths} を挙げる artifact プローブがありません"
+    ),
+    (
+        "masking 3 keeps every probe the whole session answers: ask about something an old tool result showed"
+    ): (
+        "masking 3 でも、セッション全体で答えられるプローブがすべて保たれます: "
+        "古いツール結果にだけ出てきたことを尋ねてください"
+    ),
+    "{probe_id}: give a list of strategy names, not {kind} {value}": (
+        "{probe_id}: 戦略名のリストを渡してください（渡されたのは {kind} {value}）"
+    ),
+    "return a dict probe id -> strategies, not {kind}": (
+        "プローブ id -> 戦略 の dict を返してください（返り値は {kind}）"
+    ),
+    "{probe_id}: unknown strategies {unknown}; use {names}": (
+        "{probe_id}: 未知の戦略 {unknown}。使えるのは {names}"
+    ),
+    (
+        "{probe_id}: you said lost by {said}; wrong about {wrong} of the "
+        "{n} strategies (the measured answer is not shown: look at what each "
+        "strategy removes, or measure it with offline_session(40).replay(strategy).score.missed)"
+    ): (
+        "{probe_id}: 失う戦略は {said} という答えですが、{n} 個の戦略のうち {wrong} 個が間違っています"
+        "（実測の答えは表示しません: 各戦略が何を取り除くかを見るか、"
+        "offline_session(40).replay(strategy).score.missed で測ってください）"
+    ),
+    "return a list of layers like default_layers(), not {got}": (
+        "default_layers() のような層のリストを返してください（返り値は {got}）"
+    ),
+    "keep the default's layers in their order, {wanted}; got {names}": (
+        "デフォルトの層をその順序のまま残してください（{wanted}）。返り値は {names}"
+    ),
+    "change exactly one setting, not {n}: {changed}": (
+        "設定はちょうど 1 つだけ変えてください（{n} 個変わっています）: {changed}"
+    ),
+    "costs {mine} of none; the target is at most {target} (the default costs {default})": (
+        "コストは none の {mine} です。目標は {target} 以下（デフォルトのコストは {default}）"
+    ),
+    "keeps {mine} of the probes; the default keeps {share}": (
+        "保たれたプローブは {mine} です。デフォルトは {share} を保ちます"
+    ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
     "no check report found: run the check cells at the end of each exercise": (

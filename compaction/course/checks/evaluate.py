@@ -54,7 +54,19 @@ def _agree(fn: Callable, evidence: list[str], messages: list[dict], label: str) 
     want = answers(context_text(messages), Probe("p", "recall", "q", tuple(evidence)))
     got = fn(list(evidence), copy.deepcopy(messages))
     assert got == want, (
-        f"{label}: evidence {evidence!r} is {'in' if want else 'not in'} the context, you said {got!r}"
+        say(
+            "{label}: evidence {evidence} is in the context, you said {got}",
+            label=label,
+            evidence=repr(evidence),
+            got=repr(got),
+        )
+        if want
+        else say(
+            "{label}: evidence {evidence} is not in the context, you said {got}",
+            label=label,
+            evidence=repr(evidence),
+            got=repr(got),
+        )
     )
 
 
@@ -121,7 +133,7 @@ def check_answered(answered: Callable) -> CheckReport:
 
 def _learner_probes(fn: Callable) -> list[Probe]:
     items = fn()
-    assert isinstance(items, list), f"return a list of probe dicts, not {type(items).__name__}"
+    assert isinstance(items, list), say("return a list of probe dicts, not {kind}", kind=type(items).__name__)
     out = []
     for i, item in enumerate(items):
         try:
@@ -129,7 +141,9 @@ def _learner_probes(fn: Callable) -> list[Probe]:
         except ProbeError as exc:
             raise AssertionError(str(exc)) from None
     ids = [p.id for p in out]
-    assert len(ids) == len(set(ids)), f"ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}"
+    assert len(ids) == len(set(ids)), say(
+        "ids must be unique: {ids}", ids=sorted({i for i in ids if ids.count(i) > 1})
+    )
     return out
 
 
@@ -143,24 +157,30 @@ def check_probes(write_probes: Callable) -> CheckReport:
 
     def every_kind() -> None:
         kinds = {p.kind for p in _learner_probes(write_probes)}
-        assert kinds == set(KINDS), f"missing kinds: {', '.join(k for k in KINDS if k not in kinds)}"
+        assert kinds == set(KINDS), say(
+            "missing kinds: {kinds}", kinds=", ".join(k for k in KINDS if k not in kinds)
+        )
 
     def answerable() -> None:
         text = context_text(session)
         wrong = [p.id for p in _learner_probes(write_probes) if not answers(text, p)]
-        assert not wrong, f"the session does not answer: {', '.join(wrong)} (evidence must be copied from it)"
+        assert not wrong, say(
+            "the session does not answer: {ids} (evidence must be copied from it)", ids=", ".join(wrong)
+        )
 
     def artifacts() -> None:
         text = " ".join(
             " ".join(map(str, p.evidence)) for p in _learner_probes(write_probes) if p.kind == "artifact"
         )
         missing = [f.split(" (")[0] for f in files_modified(session) if f.split(" (")[0] not in text]
-        assert not missing, f"no artifact probe names {', '.join(missing)}, which the session modified"
+        assert not missing, say(
+            "no artifact probe names {paths}, which the session modified", paths=", ".join(missing)
+        )
 
     def something_to_lose() -> None:
         whole, kept = context_text(session), context_text(masked)
         lost = [p for p in _learner_probes(write_probes) if answers(whole, p) and not answers(kept, p)]
-        assert lost, (
+        assert lost, say(
             "masking 3 keeps every probe the whole session answers: "
             "ask about something an old tool result showed"
         )
@@ -195,8 +215,11 @@ def measured_losses() -> dict[str, frozenset[str]]:  # kept out of the exercise:
 def _names(value: Any, probe_id: str) -> set[str]:
     if isinstance(value, str):
         value = [value]
-    assert isinstance(value, (list, tuple, set, frozenset)), (
-        f"{probe_id}: give a list of strategy names, not {type(value).__name__} {value!r}"
+    assert isinstance(value, (list, tuple, set, frozenset)), say(
+        "{probe_id}: give a list of strategy names, not {kind} {value}",
+        probe_id=probe_id,
+        kind=type(value).__name__,
+        value=repr(value),
     )
     return {" ".join(str(v).split()).lower() for v in value}
 
@@ -206,18 +229,27 @@ def check_predictions(predict: Callable) -> CheckReport:
 
     def one(probe_id: str) -> None:
         said = predict()
-        assert isinstance(said, dict), f"return a dict probe id -> strategies, not {type(said).__name__}"
+        assert isinstance(said, dict), say(
+            "return a dict probe id -> strategies, not {kind}", kind=type(said).__name__
+        )
         got = _names(said.get(probe_id, ()), probe_id)
         unknown = got - set(PREDICT_STRATEGIES)
-        assert not unknown, (
-            f"{probe_id}: unknown strategies {sorted(unknown)}; use {', '.join(PREDICT_STRATEGIES)}"
+        assert not unknown, say(
+            "{probe_id}: unknown strategies {unknown}; use {names}",
+            probe_id=probe_id,
+            unknown=sorted(unknown),
+            names=", ".join(PREDICT_STRATEGIES),
         )
         want = set(measured_losses()[probe_id])
         wrong = len(got ^ want)
-        assert got == want, (
-            f"{probe_id}: you said lost by {sorted(got) or 'none'}; wrong about {wrong} of the "
-            f"{len(PREDICT_STRATEGIES)} strategies (the measured answer is not shown: look at what each "
-            "strategy removes, or measure it with offline_session(40).replay(strategy).score.missed)"
+        assert got == want, say(
+            "{probe_id}: you said lost by {said}; wrong about {wrong} of the "
+            "{n} strategies (the measured answer is not shown: look at what each "
+            "strategy removes, or measure it with offline_session(40).replay(strategy).score.missed)",
+            probe_id=probe_id,
+            said=sorted(got) or "none",
+            wrong=wrong,
+            n=len(PREDICT_STRATEGIES),
         )
 
     return run_cases("predictions", [(f"probe {p}", lambda p=p: one(p)) for p in PREDICT_PROBES])
@@ -250,14 +282,18 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
 
     def settings() -> dict:
         got = tuned_layers()
-        assert isinstance(got, list) and all(isinstance(layer, Layer) for layer in got), (
-            f"return a list of layers like default_layers(), not {got!r:.80}"
+        assert isinstance(got, list) and all(isinstance(layer, Layer) for layer in got), say(
+            "return a list of layers like default_layers(), not {got}", got=f"{got!r:.80}"
         )
         names = [type(layer).__name__ for layer in got]
         wanted = [type(layer).__name__ for layer in default]
-        assert names == wanted, f"keep the default's layers in their order, {wanted}; got {names}"
+        assert names == wanted, say(
+            "keep the default's layers in their order, {wanted}; got {names}", wanted=wanted, names=names
+        )
         changed = changed_settings(got, default)
-        assert len(changed) == 1, f"change exactly one setting, not {len(changed)}: {changed}"
+        assert len(changed) == 1, say(
+            "change exactly one setting, not {n}: {changed}", n=len(changed), changed=changed
+        )
         return {"layers": got}
 
     def replayed() -> Any:
@@ -268,15 +304,19 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
     def cheap_enough() -> None:
         none, default, _ = _default_pipeline()
         mine = replayed().cost.units
-        assert mine <= TUNING_TARGET * none, (
-            f"costs {mine / none:.0%} of none; the target is at most {TUNING_TARGET:.0%} "
-            f"(the default costs {default / none:.0%})"
+        assert mine <= TUNING_TARGET * none, say(
+            "costs {mine} of none; the target is at most {target} (the default costs {default})",
+            mine=f"{mine / none:.0%}",
+            target=f"{TUNING_TARGET:.0%}",
+            default=f"{default / none:.0%}",
         )
 
     def keeps() -> None:
         _, _, share = _default_pipeline()
         mine = replayed().score.share
-        assert mine >= share, f"keeps {mine:.0%} of the probes; the default keeps {share:.0%}"
+        assert mine >= share, say(
+            "keeps {mine} of the probes; the default keeps {share}", mine=f"{mine:.0%}", share=f"{share:.0%}"
+        )
 
     return run_cases(
         f"one setting, at most {TUNING_TARGET:.0%} of none, as many probes",
