@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from fake_summarizer import FakeClient
 
@@ -9,7 +11,8 @@ from compaction.core.messages import assistant, tool_result, tool_use, user, val
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.cost import Tokens, framing_tokens, price
 from compaction.evaluate.recording import RecordingClient
-from compaction.evaluate.strategies import BATCH_SHARE, CHEAPER, build
+from compaction.evaluate.strategies import CHEAPER, PAYBACK_TURNS, build
+from compaction.layers import micro as micro_module
 from compaction.layers.micro import Micro
 from compaction.layers.summarize import Summary
 from compaction.layers.summary_request import fit_request, lean, with_summary_prompt
@@ -106,5 +109,43 @@ def test_the_cost_study_strategies_get_the_agents_framing_only_when_it_is_known(
         assert "system" not in unknown.options
     default = build("pipeline", window=8_000, client=None, folder=tmp_path, agent=agent).compactor
     assert not default.layer("summary").share_cache and not default.layer("summary").options
-    batches = build(CHEAPER[1], window=8_000, client=None, folder=tmp_path).compactor.layer("micro")
-    assert batches.clear_at_least == 8_000 // BATCH_SHARE and Micro().clear_at_least is None
+    payback = build(CHEAPER[1], window=8_000, client=None, folder=tmp_path).compactor.layer("micro")
+    assert payback.payback_turns == PAYBACK_TURNS and Micro().payback_turns == 0
+
+
+def clearing_numbers(messages: list[dict]) -> tuple[int, int]:
+    """(tokens a default clearing frees, tokens after its first cleared result) for ``messages``."""
+    counter = Compactor([]).counter
+    after = Micro().apply(messages, None)
+    first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a is not b)
+    freed = counter.estimate(messages) - counter.estimate(after)
+    return freed, sum(counter.message_tokens(m) for m in after[first:])
+
+
+def micro_fired(micro: Micro, messages: list[dict], threshold: int) -> bool:
+    compactor = Compactor([micro], threshold=threshold)
+    compactor.prepare(messages)
+    return compactor.counts()["micro"] == 1
+
+
+def test_payback_turns_clears_only_when_the_reads_saved_pay_for_the_rewrite():
+    messages = session(6, size=800)
+    freed, tail = clearing_numbers(messages)
+    assert freed > 0 and tail > freed
+    # break-even: freed x READ x turns = tail x WRITE
+    even = tail * micro_module.WRITE_PRICE / (freed * micro_module.READ_PRICE)
+    under = Compactor([]).counter.estimate(messages) + 100  # within the summary threshold, over trigger
+    assert micro_fired(Micro(clear_at_least=0), messages, under)  # off: the batch alone decides
+    assert micro_fired(Micro(clear_at_least=0, payback_turns=math.ceil(even) + 1), messages, under)
+    assert not micro_fired(Micro(clear_at_least=0, payback_turns=math.floor(even) - 1), messages, under)
+    over = Compactor([]).counter.estimate(messages) - 1  # over the summary threshold: always worth it
+    assert micro_fired(Micro(clear_at_least=0, payback_turns=1), messages, over)
+    reason = Micro(clear_at_least=0, payback_turns=1).why_idle(messages, Compactor([], threshold=under))
+    assert "cache reads over 1 turns" in reason and f"{tail:,} tokens after the first cleared" in reason
+
+
+def test_new_settings_stay_out_of_the_repr_until_set():
+    assert "payback_turns" not in repr(Micro()) and "payback_turns=40" in repr(Micro(payback_turns=40))
+    assert "share_cache" not in repr(Summary()) and "share_cache=True" in repr(Summary(share_cache=True))
+    with pytest.raises(ValueError, match="payback_turns"):
+        Micro(payback_turns=-1)

@@ -18,9 +18,10 @@ The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a 
 replace one (``settings={"layers": [...]}``).
 - ``pipeline, shared cache``: the default list, its summary request sharing the agent's cached prefix
   (``Summary(share_cache=True)``, with the agent's system prompt and tools when the run knows them:
-  the offline agent's, ``build(agent=...)``). ``pipeline, shared cache, batches``: the same with
-  ``Micro(clear_at_least=window // 6)``, fewer and larger clearings, so fewer cache breaks. Not in
-  the default comparison (``CHEAPER``): ``--strategy`` names them.
+  the offline agent's, ``build(agent=...)``). ``pipeline, shared cache, payback``: the same with
+  ``Micro(payback_turns=40)``: a clearing waits until the reads it saves over 40 turns pay for the
+  cache break it causes, so there are fewer, larger clearings. Not in the default comparison
+  (``CHEAPER``): ``--strategy`` names them.
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
@@ -52,9 +53,9 @@ COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns",
 )  # fmt: skip
-CHEAPER = ("pipeline, shared cache", "pipeline, shared cache, batches")  # issue 20's cost study, on request
+CHEAPER = ("pipeline, shared cache", "pipeline, shared cache, payback")  # issue 20's cost study, on request
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
-BATCH_SHARE = 6  # "batches": a clearing must free a sixth of the window (the default: a 40th)
+PAYBACK_TURNS = 40  # "payback": Micro(payback_turns=...); 30 to 60 give the same run on offline 150
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 # strategy -> its list of layers, for the strategies the Compactor runs
@@ -64,13 +65,10 @@ PIPELINES: dict[str, Callable[[], list[Layer]]] = {
     "pipeline, no ledger": lambda: [Budget(), Micro(), Summary(ledger_tokens=0), Reactive(ledger_tokens=0)],
     "pipeline + used": lambda: [Budget(), Micro(keep_used=USED_LINES), Summary(), Reactive()],
     "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
-}
-# the cost study's lists, built for a window: strategy -> layers
-WINDOWED: dict[str, Callable[[int], list[Layer]]] = {
-    "pipeline, shared cache": lambda window: [Budget(), Micro(), Summary(share_cache=True), Reactive()],
-    "pipeline, shared cache, batches": lambda window: [
+    "pipeline, shared cache": lambda: [Budget(), Micro(), Summary(share_cache=True), Reactive()],
+    "pipeline, shared cache, payback": lambda: [
         Budget(),
-        Micro(clear_at_least=window // BATCH_SHARE),
+        Micro(payback_turns=PAYBACK_TURNS),
         Summary(share_cache=True),
         Reactive(),
     ],
@@ -207,7 +205,7 @@ def build(
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
     layers = settings.pop("layers", None)
     if layers is None:
-        layers = WINDOWED[name](window) if name in WINDOWED else PIPELINES[name]()
+        layers = PIPELINES[name]()
     options: dict[str, Any] = {"context_window": window, "layers": with_agent_framing(layers, agent)}
     compactor = Compactor(
         store=OutputStore(workspace / ".task_outputs", base=workspace),

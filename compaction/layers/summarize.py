@@ -38,7 +38,7 @@ from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
-from compaction.layers.layer import Layer, takes
+from compaction.layers.layer import QUIET, Layer, takes
 from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
@@ -293,7 +293,7 @@ class Summary(Layer):
     max_failures: int = 3
     ledger_tokens: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
-    share_cache: bool = False
+    share_cache: bool = field(default=False, metadata=QUIET)
     run: Callable[..., list[Message]] = compact_history
 
     def __post_init__(self) -> None:
