@@ -11,14 +11,18 @@ STAMP := $(VENV)/.installed
 LAB_ARGS ?=
 # pytest processes for `make test` (WORKERS=1 runs everything in one)
 WORKERS ?= 2
+# the edition `make lab` and `make binder` open: LANG=ja (or a Japanese locale, ja_JP.UTF-8) the Japanese one
+EDITION := $(if $(filter ja%,$(LANG)),ja,en)
+CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ipynb
 
 .PHONY: help install lab test exercises binder
 
 help:
-	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it)"
+	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it;"
+	@echo "                LANG=ja opens the Japanese edition, ja/)"
 	@echo "make test       ruff, pytest and strict nbval over notebooks/ and solutions/ (WORKERS=2)"
-	@echo "make exercises  regenerate exercises/ from solutions/"
-	@echo "make binder     print the Binder link for this clone's GitHub remote"
+	@echo "make exercises  regenerate exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
+	@echo "make binder     print the Binder link for this clone's GitHub remote (LANG=ja: the ja chapter 00)"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; set PYTHON=...")'
@@ -36,7 +40,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/python -m compaction.course lab $(LAB_ARGS)
+	$(BIN)/python -m compaction.course lab --lang $(EDITION) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m compaction.course test --workers $(WORKERS)
@@ -50,4 +54,4 @@ binder:
 	path=$$(printf '%s' "$$url" | sed -nE 's#^(https://github\.com/|git@github\.com:)([^/]+/[^/]+)$$#\2#p' | sed 's#\.git$$##'); \
 	if [ -z "$$url" ]; then echo "no git remote 'origin': push this repository to GitHub first"; \
 	elif [ -z "$$path" ]; then echo "origin is not a GitHub repository ($$url): Binder needs one"; \
-	else echo "https://mybinder.org/v2/gh/$$path/HEAD?urlpath=lab/tree/notebooks/00_welcome.ipynb"; fi
+	else echo "https://mybinder.org/v2/gh/$$path/HEAD?urlpath=lab/tree/$(CHAPTER_00)"; fi

@@ -1,6 +1,7 @@
 """Like a learner: JupyterLab serves the chapters, Chromium runs them, and the widgets respond.
 
-Chapter 01's message list reveals more rows on "show more"; the snip chapter's before/after shows,
+Chapter 01's message list reveals more rows on "show more" (and, in the Japanese edition ``ja/``,
+reads its legend and button in Japanese); the snip chapter's before/after shows,
 in the live widget, the gap where messages were dropped and the placeholder's own words, and a row
 opens onto its content on a click. Starts JupyterLab from this Python on 127.0.0.1 with the course
 config and a known token, drives Debian's chromium (never a downloaded browser) with Playwright,
@@ -22,6 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from compaction.core.texts_ja import TEXTS
+from compaction.views.widgets import legend
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -34,6 +38,7 @@ def chapter(pattern: str) -> str | None:
 
 LIST_CHAPTER, SNIP_CHAPTER = chapter("0[0-9]_messages*"), chapter("[0-9][0-9]_snip")
 PIPELINE_CHAPTER = chapter("[0-9][0-9]_pipeline")
+JA_LIST_CHAPTER = f"ja/{LIST_CHAPTER}" if LIST_CHAPTER and (ROOT / "ja" / LIST_CHAPTER).is_file() else None
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -253,3 +258,30 @@ def test_the_pipeline_chapter_steps_from_pass_to_pass_with_a_gauge(lab):
     assert re.match(r"pass \d+/\d+: \w+, tokens [\d,]+ -> [\d,]+", first), first
     assert second != first and re.match(r"pass \d+/\d+: ", second), second
     assert gauge or "did nothing" in second, "a pass that changed something shows its window gauge"
+
+
+def read_the_japanese_list(browser, base: str, token: str, notebook: str, screenshot: Path) -> dict:
+    """Run a ja chapter; in its live message list (found by its Japanese button) read the legend."""
+    page = open_and_run(browser, base, token, notebook)
+    button = page.get_by_role("button", name=re.compile(re.escape(TEXTS["show more"])))
+    widget = page.locator(LIST, has=button).first
+    widget.wait_for(timeout=60_000)
+    widget.scroll_into_view_if_needed()
+    screenshot.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(screenshot))
+    return {
+        "legend": widget.locator(".compaction-legend").first.inner_text(),
+        "button": widget.locator("button").first.inner_text(),
+    }
+
+
+@needs_chromium
+@pytest.mark.skipif(JA_LIST_CHAPTER is None, reason="the ja edition has no messages chapter")
+def test_a_ja_chapter_shows_its_widget_legend_in_japanese(lab):
+    browser, base, token = lab
+    screenshot = ROOT / ".artifacts" / "browser_ja_messages.png"
+    seen = read_the_japanese_list(browser, base, token, JA_LIST_CHAPTER, screenshot)
+    for english in (legend.OPEN_ROW, legend.BARS):
+        assert TEXTS[english] in seen["legend"], seen["legend"]
+        assert english not in seen["legend"]
+    assert seen["button"].startswith(TEXTS["show more"]), seen["button"]

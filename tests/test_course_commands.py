@@ -30,6 +30,8 @@ def test_test_runs_ruff_then_one_pytest_over_the_tests_and_every_notebook_strict
     )
     expected = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("notebooks/*.ipynb"))
     expected += sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("solutions/*.ipynb"))
+    expected += sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("ja/notebooks/*.ipynb"))
+    expected += sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("ja/solutions/*.ipynb"))
     assert [a for a in pytest_run if a.endswith(".ipynb")] == expected
 
 
@@ -72,7 +74,8 @@ def test_lab_opens_chapter_00_with_the_course_config_and_passes_jupyterlab_flags
 def test_the_lab_flags_reach_the_command_line_parser_unchanged(monkeypatch):
     seen = {}
     monkeypatch.setattr(
-        "compaction.course.__main__.run_lab", lambda root, args: seen.setdefault("args", list(args)) and 0
+        "compaction.course.__main__.run_lab",
+        lambda root, args, language="en": seen.setdefault("args", list(args)) and 0,
     )
     monkeypatch.chdir(ROOT)
     main(["lab", "--no-browser", "--ServerApp.port=0"])

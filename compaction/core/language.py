@@ -7,14 +7,19 @@ key of ``compaction.core.texts_ja.TEXTS``. The language is, first found wins: ``
 inside a block; the ``COMPACTION_LANG`` variable; a ``.course-language`` file in the working folder
 or one above it (``ja/`` holds one saying ``ja``, the course root one saying ``en``: a kernel runs in
 its notebook's folder, so a ja chapter speaks Japanese with no line in its cells); the locale
-(``LC_ALL``, ``LC_MESSAGES``, ``LANG`` starting with ``ja``); English. Deliberately left out: plural
+(``LC_ALL``, ``LC_MESSAGES``, ``LANG`` starting with ``ja``); English. ``translated`` also turns a
+text built from values (a check's case name, "window 8,000") into Japanese: an entry whose key has
+``{fields}`` matches it, and each field's value is itself translated. Deliberately left out: plural
 rules and any third language; an English text with no Japanese entry is printed in English.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import re
+import string
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,3 +84,44 @@ def say(english: str, **values: object) -> str:
     """``english`` in the current language, its ``{name}`` fields filled from ``values``."""
     text = TEXTS.get(english, english) if language() == "ja" else english
     return text.format(**values) if values else text
+
+
+def _pattern(key: str) -> tuple[re.Pattern, int]:
+    """A template key as a regular expression (each ``{field}`` any text) and its literal length."""
+    parts = list(string.Formatter().parse(key))
+    regex = "".join(re.escape(lit) + (f"(?P<{name}>.+?)" if name else "") for lit, name, _, _ in parts)
+    return re.compile(regex, re.DOTALL), sum(len(lit) for lit, *_ in parts)
+
+
+@functools.cache
+def _templates() -> list[tuple[str, re.Pattern]]:
+    """Every key with fields, the one with the most literal text first (the most specific wins)."""
+    found = [(key, *_pattern(key)) for key in TEXTS if "{" in key]
+    return [(key, regex) for key, regex, _ in sorted(found, key=lambda item: -item[2])]
+
+
+def entry(english: str) -> tuple[str, dict[str, str]] | None:
+    """The key of TEXTS that translates ``english`` (itself, or a template it fits) and its field values."""
+    if english in TEXTS:
+        return english, {}
+    for key, regex in _templates():
+        found = regex.fullmatch(english)
+        if found and all(_plain(value) or entry(value) for value in found.groupdict().values()):
+            return key, found.groupdict()
+    return None
+
+
+def _plain(value: str) -> bool:
+    """A field value that needs no translation: figures (``9,990``, ``[4, 6]``) or one identifier."""
+    return bool(re.fullmatch(r"[\d,.%\[\] =()<>x+-]+|[\w.-]+", value))
+
+
+def translated(english: str) -> str:
+    """``english`` in the current language; a text built from values is matched against template keys."""
+    if language() != "ja":
+        return english
+    found = entry(english)
+    if found is None:
+        return english
+    key, values = found
+    return TEXTS[key].format(**{name: translated(value) for name, value in values.items()})

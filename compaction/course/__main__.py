@@ -1,10 +1,12 @@
-"""``python -m compaction.course lab | test | build-exercises [--check] | execute PATH... | check PATH``.
+"""``python -m compaction.course lab [--lang] | test | build-exercises [--check] | execute | check``.
 
-``lab`` opens the course in JupyterLab and ``test`` checks every lesson, as ``make lab`` and
-``make test`` do (see ``compaction.course.commands``); ``build-exercises`` turns every
-``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb``; ``execute`` runs notebooks in their own
-folder and saves the outputs; ``check`` runs a learner's exercise notebook and prints every check
-report in it as the notebook shows it (its verdict line, then every row, pass and FAIL), then a count.
+``lab`` opens the course in JupyterLab (``--lang ja``: the Japanese edition) and ``test`` checks
+every lesson, as ``make lab`` and ``make test`` do (see ``compaction.course.commands``);
+``build-exercises`` turns every ``solutions/NN_x.ipynb`` into ``exercises/NN_x.ipynb`` (and
+``ja/solutions/`` into ``ja/exercises/``); ``execute`` runs notebooks in their own folder and saves
+the outputs; ``check`` runs a learner's exercise notebook and prints every check report in it as the
+notebook shows it (its verdict line, then every row, pass and FAIL), then a count, in the language of
+the notebook's edition.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from compaction.course.commands import CourseError, course_root, default_workers, run_lab, run_tests
+from compaction.core.language import LANGUAGES, language, say, use_language
+from compaction.course.commands import (
+    EXERCISE_FOLDERS,
+    CourseError,
+    course_root,
+    default_workers,
+    lab_language,
+    run_lab,
+    run_tests,
+)
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
 from compaction.course.translation import counterpart, english_notebooks, out_of_step, sync, translate
@@ -35,7 +46,7 @@ def _course_command(run: Callable[[Path], int]) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace) -> int:
-    return _course_command(lambda root: run_lab(root, args.lab_args))
+    return _course_command(lambda root: run_lab(root, args.lab_args, lab_language(args.lang)))
 
 
 def _cmd_test(args: argparse.Namespace) -> int:
@@ -43,8 +54,13 @@ def _cmd_test(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    given = (args.solutions, args.exercises)
+    if given == (None, None):  # every edition's exercises, from its solutions
+        pairs = [(Path(s), Path(e)) for s, e in EXERCISE_FOLDERS if Path(s).is_dir()]
+    else:
+        pairs = [(Path(args.solutions or "solutions"), Path(args.exercises or "exercises"))]
     try:
-        differing = build_exercises(Path(args.solutions), Path(args.exercises), check=args.check)
+        differing = [name for s, e in pairs for name in build_exercises(s, e, check=args.check)]
     except MarkerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -76,7 +92,14 @@ def _cmd_execute(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    nb = run_notebook(Path(args.path), allow_errors=True)
+    path = Path(args.path)
+    nb = run_notebook(path, allow_errors=True)
+    with use_language(language(start=path.resolve().parent)):  # the notebook's edition speaks
+        return _print_checks(nb)
+
+
+def _print_checks(nb: nbformat.NotebookNode) -> int:
+    """Every report of an executed notebook, row by row, its errors, a count and the verdict; exit code."""
     texts = report_texts(nb)
     lines = [text.split("\n", 1)[0] for text in texts]
     for line, text in zip(lines, texts, strict=True):
@@ -85,20 +108,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"    {row}")
     errors = error_lines(nb)
     for line in errors:
-        print(f"error in {line}")
+        print(say("error in {where}", where=line))
     if not lines:
-        print("no check report found: run the check cells at the end of each exercise")
+        print(say("no check report found: run the check cells at the end of each exercise"))
     passed = bool(lines) and all(line.startswith("PASS") for line in lines)
     if lines:
         ok_reports = sum(line.startswith("PASS") for line in lines)
-        print(f"{ok_reports} of {len(lines)} check reports pass")
+        print(say("{ok} of {total} check reports pass", ok=ok_reports, total=len(lines)))
     ok = passed and not errors
     if ok:
-        print("all checks pass")
+        print(say("all checks pass"))
     elif passed:
-        print(f"not yet: every check passes, but {len(errors)} cell(s) raised an error; fill them in")
+        print(
+            say(
+                "not yet: every check passes, but {errors} cell(s) raised an error; fill them in",
+                errors=len(errors),
+            )
+        )
     else:
-        print("not yet: some checks fail")
+        print(say("not yet: some checks fail"))
     return 0 if ok else 1
 
 
@@ -138,6 +166,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="open the course in JupyterLab at chapter 00 (what make lab does)",
         description="Any further argument is a JupyterLab flag, passed on (e.g. --no-browser).",
     )
+    lab.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="the edition to open: en or ja (default: COMPACTION_LANG, else the locale, else en)",
+    )
     lab.set_defaults(run=_cmd_lab)
     test = sub.add_parser(
         "test", help="ruff, pytest and strict nbval over every notebook (what make test does)"
@@ -146,10 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "-n", "--workers", type=int, default=default_workers(), help="pytest processes (default: 2)"
     )
     test.set_defaults(run=_cmd_test)
-    build = sub.add_parser("build-exercises", help="write exercises/ from solutions/")
+    build = sub.add_parser(
+        "build-exercises", help="write exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
+    )
     build.add_argument("--check", action="store_true", help="only compare; exit 1 when they differ")
-    build.add_argument("--solutions", default="solutions", help="folder of solved notebooks")
-    build.add_argument("--exercises", default="exercises", help="folder of generated exercises")
+    build.add_argument("--solutions", help="folder of solved notebooks (default: every edition's)")
+    build.add_argument("--exercises", help="folder of generated exercises (default: every edition's)")
     build.set_defaults(run=_cmd_build)
     execute = sub.add_parser("execute", help="run notebooks and save their outputs in place")
     execute.add_argument("paths", nargs="+", metavar="PATH")

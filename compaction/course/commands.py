@@ -1,8 +1,12 @@
 """The course's two commands without make: ``lab`` opens JupyterLab at chapter 00, ``test`` checks
 every lesson (``make lab`` and ``make test`` call these).
 
+``lab`` opens the English chapter 00 or, for ``ja`` (``--lang ja``, else ``COMPACTION_LANG``, else a
+Japanese locale), the Japanese edition's ``ja/notebooks/00_welcome.ipynb``.
+
 ``test`` is ruff, then one pytest run over ``tests/`` and, with nbval's strict output comparison,
-every notebook of ``notebooks/`` and ``solutions/``, on ``workers`` pytest-xdist processes:
+every notebook of ``notebooks/`` and ``solutions/`` and of the Japanese edition's ``ja/notebooks/``
+and ``ja/solutions/``, on ``workers`` pytest-xdist processes:
 ``--dist loadfile`` keeps a notebook's cells in one kernel and a test module's fixtures on one
 worker. Both always use the offline model. Both run in the course's
 folder (the one holding ``notebooks/`` and ``pyproject.toml``), with their temporary files in one
@@ -21,12 +25,16 @@ from pathlib import Path
 
 import zmq
 
+from compaction.core.language import LANGUAGES, VARIABLE, locale_language
 from compaction.course.scratch import run_folder, temp_env
 
 LAB_CONFIG = Path(".jupyter") / "jupyter_lab_config.py"
 FIRST_CHAPTER = "notebooks/00_welcome.ipynb"
+FIRST_CHAPTERS = {"en": FIRST_CHAPTER, "ja": "ja/notebooks/00_welcome.ipynb"}  # language -> chapter 00
 SANITIZE = Path("tests") / "nbval_sanitize.cfg"
-NOTEBOOK_FOLDERS = ("notebooks", "solutions")
+NOTEBOOK_FOLDERS = ("notebooks", "solutions", "ja/notebooks", "ja/solutions")
+# solved notebooks -> the exercises build-exercises writes from them, one pair per edition
+EXERCISE_FOLDERS = (("solutions", "exercises"), ("ja/solutions", "ja/exercises"))
 PLUGIN = "compaction.course.pytest_plugin"  # the run folder, failing notebooks' diffs
 TOOLS = {"ruff": "ruff", "pytest": "pytest", "xdist": "pytest-xdist", "nbval": "nbval"}  # module -> package
 
@@ -100,20 +108,31 @@ def run_tests(root: Path, workers: int = 2) -> int:
     return 0
 
 
-def lab_command(root: Path, lab_args: Sequence[str] = ()) -> list[str]:
-    """JupyterLab with the course's config, kernels on an encrypted channel, at chapter 00."""
+def lab_language(chosen: str | None = None, environ: dict[str, str] | None = None) -> str:
+    """The edition ``lab`` opens: ``chosen``, else ``COMPACTION_LANG``, else the locale's, else English."""
+    environ = dict(os.environ) if environ is None else environ
+    value = chosen or environ.get(VARIABLE) or locale_language(environ) or "en"
+    if value not in LANGUAGES:
+        where = "--lang" if chosen else f"the {VARIABLE} variable"
+        raise CourseError(f"{where}: unknown language {value!r}; use one of {', '.join(LANGUAGES)}")
+    return value
+
+
+def lab_command(root: Path, lab_args: Sequence[str] = (), language: str = "en") -> list[str]:
+    """JupyterLab with the course's config, kernels on an encrypted channel, at chapter 00 of ``language``."""
     command = [sys.executable, "-m", "jupyterlab", f"--config={root / LAB_CONFIG}"]
     if zmq.has("curve"):  # the kernel then has no reason to warn about plain TCP
         command.append("--KernelManager.transport_encryption=auto")
-    return [*command, *lab_args, FIRST_CHAPTER]
+    return [*command, *lab_args, FIRST_CHAPTERS[language]]
 
 
-def run_lab(root: Path, lab_args: Sequence[str] = ()) -> int:
+def run_lab(root: Path, lab_args: Sequence[str] = (), language: str = "en") -> int:
     """Serve the course until JupyterLab stops; its exit code."""
     if importlib.util.find_spec("jupyterlab") is None:
         raise CourseError("JupyterLab is not installed: pip install -e '.[course]'")
     with run_folder() as folder:
-        server = subprocess.Popen(lab_command(root, lab_args), cwd=root, env=temp_env(folder))
+        command = lab_command(root, lab_args, language)
+        server = subprocess.Popen(command, cwd=root, env=temp_env(folder))
         try:
             return server.wait()
         except KeyboardInterrupt:  # stop the server (and its kernels) before the folder goes

@@ -18,10 +18,14 @@ import zmq
 from nbclient import NotebookClient
 from traitlets.config import Config
 
+from compaction.core.texts_ja import TEXTS
+from compaction.course.checks import SUMMARY
 from compaction.course.scratch import run_folder, temp_env
 
-# the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed"
-REPORT_LINE = re.compile(r"^(PASS|FAIL) .+: \d+/\d+ checks passed$")
+# the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed", in
+# either language (the words after the counts: the English summary's and its Japanese text's)
+_ENDINGS = (SUMMARY.split("{total}")[1], TEXTS[SUMMARY].split("{total}")[1])
+REPORT_LINE = re.compile(rf"^(PASS|FAIL) .+: \d+/\d+(?:{'|'.join(map(re.escape, _ENDINGS))})$")
 CELL_TIMEOUT = 120  # seconds one cell may run before execute/check give up
 
 

@@ -4,11 +4,12 @@
 It runs the whole session with its temporary files in one run folder (``scratch``), removed at the
 end, and writes each failing notebook's nbval report (the diff) to ``.artifacts/nbval/``, which CI
 uploads. It also orders the files longest first (``LONGEST``, then the chapters, then the solutions,
-then the rest, each in its own order): with ``--dist loadfile`` xdist hands files to the workers in
-collection order, so the long ones start at once and the short ones fill the end, instead of two
-workers waiting on the last notebooks. Deliberately left out: anything about what a test checks, and
-any other way of spreading tests (``--dist loadfile``: a notebook's cells share one kernel, a module
-its fixtures; xdist's ``loadgroup`` was tried and ran a notebook's cells in fresh kernels).
+English and Japanese (``ja/``) alike, then the rest, each in its own order): with ``--dist
+loadfile`` xdist hands files to the workers in collection order, so the long ones start at once and
+the short ones fill the end, instead of two workers waiting on the last notebooks. Deliberately left
+out: anything about what a test checks, and any other way of spreading tests (``--dist loadfile``: a
+notebook's cells share one kernel, a module its fixtures; xdist's ``loadgroup`` was tried and ran a
+notebook's cells in fresh kernels).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ LONGEST = (
     "tests/test_properties_layers.py",
     "tests/test_cli.py",
     "tests/test_reactive.py",
+    "tests/test_texts_ja.py",  # every check module run once in Japanese: 100 s alone on the 2-core machine
 )
 
 
@@ -53,7 +55,7 @@ def run_order(path: str) -> int:
     if path in LONGEST:
         return LONGEST.index(path)
     for rank, folder in enumerate(("notebooks/", "solutions/"), start=len(LONGEST)):
-        if path.startswith(folder):
+        if path.startswith((folder, f"ja/{folder}")):  # the Japanese edition's rank as the English
             return rank
     return len(LONGEST) + 2
 

@@ -18,10 +18,20 @@ import functools
 import html
 import importlib
 import traceback
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+
+from compaction.core.language import say, translated
+
+SUMMARY = "{verdict} {title}: {ok}/{total} checks passed"  # a report's first line, in English
+
+
+def shown_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced font: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 @dataclass(frozen=True)
@@ -54,14 +64,16 @@ class CheckReport:
         """One line: how many cases passed."""
         ok = sum(r.passed for r in self.results)
         verdict = "PASS" if self.passed else "FAIL"
-        return f"{verdict} {self.title}: {ok}/{len(self.results)} checks passed"
+        title = translated(self.title)
+        return say(SUMMARY, verdict=verdict, title=title, ok=ok, total=len(self.results))
 
     def __str__(self) -> str:
-        width = max((len(r.name) for r in self.results), default=4)
+        width = max((shown_width(r.name) for r in self.results), default=4)
         lines = [self.summary()]
         for r in self.results:
             mark = "pass" if r.passed else "FAIL"
-            lines.append(f"  {mark}  {r.name:<{width}}  {r.detail}".rstrip())
+            name = r.name + " " * (width - shown_width(r.name))
+            lines.append(f"  {mark}  {name}  {r.detail}".rstrip())
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -75,7 +87,7 @@ class CheckReport:
         )
         return (
             f"<div class='compaction-check'><b>{html.escape(self.summary())}</b>"
-            f"<table><tr><th></th><th>check</th><th>detail</th></tr>{rows}</table></div>"
+            f"<table><tr><th></th><th>{say('check')}</th><th>{say('detail')}</th></tr>{rows}</table></div>"
         )
 
 
@@ -190,23 +202,32 @@ def assert_same_messages(got: object, want: object, case: str = "") -> None:
 
 
 def run_cases(title: str, cases: Iterable[tuple[str, Case]]) -> CheckReport:
-    """Run each case; an AssertionError fails it with its message, any other error names its type."""
+    """Run each case; an AssertionError fails it with its message, any other error names its type.
+
+    Each case's name is shown in the current language (``translated``); the title when printed."""
     report = CheckReport(title)
-    for name, case in cases:
+    for english, case in cases:
+        name = translated(english)
         try:
             case()
         except AssertionError as exc:
-            report.results.append(CheckResult(name, False, str(exc) or "assertion failed"))
+            report.results.append(CheckResult(name, False, str(exc) or say("assertion failed")))
         except NotImplementedError:
-            report.results.append(CheckResult(name, False, "not implemented yet"))
+            report.results.append(CheckResult(name, False, say("not implemented yet")))
         except Exception as exc:  # noqa: BLE001 - a learner's bug is a failed check, not a crash
             where = traceback.extract_tb(exc.__traceback__)[-1]
             report.results.append(
                 CheckResult(
                     name,
                     False,
-                    f"raised {type(exc).__name__}: {exc} "
-                    f"(in {where.name}, {Path(where.filename).name} line {where.lineno})",
+                    say(
+                        "raised {kind}: {error} (in {function}, {file} line {line})",
+                        kind=type(exc).__name__,
+                        error=exc,
+                        function=where.name,
+                        file=Path(where.filename).name,
+                        line=where.lineno,
+                    ),
                 )
             )
         else:
@@ -241,7 +262,8 @@ def refusing_package_code(check: Callable[..., CheckReport], references: Iterabl
             found = package_code(value, references)
             if found is not None:
                 title = check.__name__.removeprefix("check_")
-                row = CheckResult("written by you", False, f"this is the package's {found}; write your own")
+                detail = say("this is the package's {found}; write your own", found=found)
+                row = CheckResult(say("written by you"), False, detail)
                 return CheckReport(title, [row])
         return check(*args, **kwargs)
 

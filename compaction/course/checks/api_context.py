@@ -22,6 +22,7 @@ from collections.abc import Callable
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
 from compaction.agent.server_side import Ledger, cache_breaks_from_usage, client_keeps, run_managed_session
+from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
@@ -143,7 +144,7 @@ def _session(fn: Callable, budget: int, runs: dict) -> tuple[Ledger, object]:
     if budget in runs:
         return runs[budget]
     edits = fn(WINDOW, budget)
-    assert isinstance(edits, list) and edits, "return a list of edits (dicts), at least one"
+    assert isinstance(edits, list) and edits, say("return a list of edits (dicts), at least one")
     kinds = {e.get("type") for e in edits}
     assert kinds == {"clear_tool_uses_20250919"}, f"use clear_tool_uses_20250919 only, not {sorted(kinds)}"
     for edit in edits:
@@ -169,7 +170,7 @@ def _within_budget(fn: Callable, budget: int, runs: dict) -> None:
         + "; ".join(_why(ledger, i) for i in breaks[:3])
         + more
     )
-    assert sum(ledger.cleared) > 0, "nothing was ever cleared"
+    assert sum(ledger.cleared) > 0, say("nothing was ever cleared")
 
 
 def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
@@ -280,7 +281,7 @@ def _keeps_the_same(fn: Callable, session: list) -> None:
     given = copy.deepcopy(session)
     got = fn(given)
     want = client_keeps(session)
-    assert given == session, "the input list was changed"
+    assert given == session, say("the input list was changed")
     assert isinstance(got, dict) and set(got) == set(want), f"return a dict with keys {sorted(want)}"
     for key in want:  # the first differing key, shortly: what is extra, what is missing
         assert got[key] == want[key], f"{key}: {_short_diff(got[key], want[key])}"

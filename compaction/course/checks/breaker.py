@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from compaction.core.events import CompactionEvent
+from compaction.core.language import say
 from compaction.course.checks import CheckReport, run_cases
 from compaction.layers.triggers import CircuitBreaker
 
@@ -63,7 +64,7 @@ def check_circuit_breaker(make: Callable[[int], object]) -> CheckReport:
         def case():
             ours, package = make(limit), CircuitBreaker(limit)
             if bool(ours.is_open):
-                raise AssertionError("open before any summary was tried: a new breaker is closed")
+                raise AssertionError(say("open before any summary was tried: a new breaker is closed"))
             for call, success in enumerate(outcomes, 1):
                 ours.record(success=success)
                 package.record(success=success)

@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from compaction.core.language import say
 from compaction.core.messages import (
     assistant,
     is_tool_result_message,
@@ -189,9 +190,11 @@ def _both_ends(fn: Callable) -> None:
     log = nightly_log()
     marker = _marker(fn, log, "the nightly log")
     head, tail = log[: PREVIEW // 2], log[-PREVIEW // 2 :]
-    assert head in marker, "the nightly log: the first 1,000 characters are not in the preview"
-    assert tail in marker, "the nightly log: the last 1,000 characters (the error) are not in the preview"
-    assert "disk quota exceeded" in marker, "the nightly log: the error line at the end is not shown"
+    assert head in marker, say("the nightly log: the first 1,000 characters are not in the preview")
+    assert tail in marker, say(
+        "the nightly log: the last 1,000 characters (the error) are not in the preview"
+    )
+    assert "disk quota exceeded" in marker, say("the nightly log: the error line at the end is not shown")
     _left_out_between(marker, head, tail, len(log) - 2 * (PREVIEW // 2), "the nightly log")
 
 
@@ -212,8 +215,8 @@ path_of_short = ".task_outputs/tool-results/short.txt"
 def _short_whole(fn: Callable) -> None:
     output = "line one\nline two\n" * 50  # 900 characters: shorter than a preview
     marker = _marker(fn, output, "a short output", path_of_short)
-    assert output in marker, "a short output: an output shorter than the preview is shown whole"
-    assert marker.count(output) == 1, "a short output: shown twice; show it once, with nothing left out"
+    assert output in marker, say("a short output: an output shorter than the preview is shown whole")
+    assert marker.count(output) == 1, say("a short output: shown twice; show it once, with nothing left out")
     assert not re.search(r"-\d", marker.replace(path_of_short, "")), (
         "a short output: a negative count appears; when nothing is left out, say nothing about it"
     )
@@ -222,15 +225,15 @@ def _short_whole(fn: Callable) -> None:
 def _exact_preview(fn: Callable) -> None:
     output = "a" * 999 + "b" * 1_001  # exactly PREVIEW characters: nothing to omit
     marker = _marker(fn, output, "an output exactly 2,000 characters long")
-    assert output in marker, "an output of exactly 2,000 characters is shown whole (<=, not <)"
+    assert output in marker, say("an output of exactly 2,000 characters is shown whole (<=, not <)")
 
 
 def _one_more(fn: Callable) -> None:
     output = "h" * 1_000 + "M" + "t" * 1_000  # 2,001: one character must go, and it is the middle one
     marker = _marker(fn, output, "an output of 2,001 characters")
-    assert "h" * 1_000 in marker and "t" * 1_000 in marker, "2,001 characters: both 1,000-character ends"
+    assert "h" * 1_000 in marker and "t" * 1_000 in marker, say("2,001 characters: both 1,000-character ends")
     middle = "h" * 1_000 + "M" in marker or "M" + "t" * 1_000 in marker
-    assert not middle, "2,001 characters: the middle character is omitted"
+    assert not middle, say("2,001 characters: the middle character is omitted")
     _left_out_between(marker, "h" * 1_000, "t" * 1_000, 1, "2,001 characters")
 
 

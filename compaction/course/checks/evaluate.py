@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from compaction.agent.loop import sample_session
+from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.compare import PROBES, offline_session
@@ -138,7 +139,7 @@ def check_probes(write_probes: Callable) -> CheckReport:
     masked = micro_compact(session, keep_recent=3)
 
     def well_formed() -> None:
-        assert len(_learner_probes(write_probes)) >= 6, "write at least six probes"
+        assert len(_learner_probes(write_probes)) >= 6, say("write at least six probes")
 
     def every_kind() -> None:
         kinds = {p.kind for p in _learner_probes(write_probes)}

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 
+from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.used import used_lines
 from compaction.course.checks import CheckReport, run_cases
@@ -207,7 +208,7 @@ def _carried(fn: Callable) -> None:
         f"message 0, the earlier ledger: {wanted!r} was in it but not in the new one "
         "(carry an earlier compaction's ledger over)"
     )
-    assert "textstats/lexical.py" in got, "message 2, write_file: the new entries are missing"
+    assert "textstats/lexical.py" in got, say("message 2, write_file: the new entries are missing")
 
 
 def _bounded(fn: Callable) -> None:

@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from compaction.core.language import say
 from compaction.core.messages import assistant, shared_prefix, text, text_of, tool_result, tool_use, user
 from compaction.core.placeholders import MARKER_OVERHEAD
 from compaction.core.store import OutputStore
@@ -389,7 +390,7 @@ def _reserve_case(fn: Callable, sizes: list[int], allowed_over: int) -> None:
     before = list(sizes)
     want = reserve_from_answers(sizes, allowed_over)
     got = fn(sizes, allowed_over)
-    assert sizes == before, "the list of answers was changed; leave it as it was"
+    assert sizes == before, say("the list of answers was changed; leave it as it was")
     boundary = ""
     distinct = sorted(set(sizes), reverse=True)
     if isinstance(got, int) and got > want and sum(1 for n in sizes if n >= want) > allowed_over:

@@ -20,6 +20,7 @@ import anthropic
 
 from compaction.agent.backend import connect
 from compaction.core.api_errors import is_prompt_too_long, tokens_over
+from compaction.core.language import say
 from compaction.core.messages import InvalidConversation, assistant, is_tool_result_message, user, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, run_cases
@@ -119,7 +120,7 @@ def check_pair_safe_tail(fn: Callable[[list[dict], int], list[dict]]) -> CheckRe
             for keep in range(1, len(messages) + 3):
                 before = copy.deepcopy(messages)
                 got, want = fn(messages, keep), pair_safe_tail(messages, keep)
-                assert messages == before, "the input list was changed; return a new list"
+                assert messages == before, say("the input list was changed; return a new list")
                 assert got == want, (
                     f"keep={keep} on a {len(messages)}-message list: got {len(got)} messages, "
                     f"expected {len(want)}"
@@ -138,7 +139,9 @@ def check_pair_safe_tail(fn: Callable[[list[dict], int], list[dict]]) -> CheckRe
             for keep in range(1, len(messages)):
                 tail = fn(messages, keep)
                 assert len(tail) >= keep, f"keep={keep}: only {len(tail)} messages kept"
-                assert tail == messages[len(messages) - len(tail) :], "the tail must be the end of the list"
+                assert tail == messages[len(messages) - len(tail) :], say(
+                    "the tail must be the end of the list"
+                )
 
     return run_cases(
         "pair_safe_tail",
@@ -263,7 +266,7 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
             for budget in budgets(messages):
                 before = copy.deepcopy(messages)
                 got, want = fn(messages, budget), tail_within(messages, budget)
-                assert messages == before, "the input list was changed; return a new list"
+                assert messages == before, say("the input list was changed; return a new list")
                 if got == want:
                     continue
                 size = estimate_tokens(got, "tiktoken") if isinstance(got, list) else None
@@ -293,7 +296,9 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
                     assert tail == messages[len(messages) - len(tail) :], (
                         "the tail must be the end of the list"
                     )
-                    assert len(tail) < len(messages), "the tail must leave the first message to the summary"
+                    assert len(tail) < len(messages), say(
+                        "the tail must leave the first message to the summary"
+                    )
 
     return run_cases(
         "tail_within",

@@ -22,6 +22,7 @@ from pathlib import Path
 from compaction.agent.backend import connect
 from compaction.agent.loop import new_workspace, run_agent
 from compaction.agent.tools import Workspace
+from compaction.core.language import say
 from compaction.core.messages import tool_use_blocks
 from compaction.course.checks import CheckReport, run_cases
 from compaction.layers.micro import micro_compact
@@ -65,7 +66,7 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
     def run(messages, folder, **options):
         before = copy.deepcopy(messages)
         got = fn(messages, folder, **options)
-        assert messages == before, "the input list was changed; restoration only reads it"
+        assert messages == before, say("the input list was changed; restoration only reads it")
         return got
 
     def reads_of(messages):  # every path the agent read, for naming blocks
@@ -100,7 +101,7 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
         extra = [p for p in got if p not in package]
         assert not extra, f"restored {extra}, which the agent did not see as it is on disk now"
         assert got == [p for p in package if p in got], f"order {got}: newest read first is {package[:8]}"
-        assert got, "nothing restored, though the newest file the agent read is unchanged on disk"
+        assert got, say("nothing restored, though the newest file the agent read is unchanged on disk")
 
     def not_a_changed_file():
         messages, folder = restore_session()
@@ -123,7 +124,7 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
                 f"{newest} was deleted after the agent read it, and restoring raised {exc!r}; skip it"
             ) from None
         assert newest not in got, f"{newest} was deleted after the agent read it, and was restored anyway"
-        assert got, "nothing restored: only the deleted file should be left out"
+        assert got, say("nothing restored: only the deleted file should be left out")
 
     def not_a_cleared_read():
         messages, folder = restore_session()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.agent.backend import connect
+from compaction.core.language import say
 from compaction.core.messages import InvalidConversation, is_valid, text_of, validate
 from compaction.core.transcript import TranscriptError, read_transcript
 from compaction.course.checks import CheckReport, run_cases
@@ -59,7 +60,7 @@ def check_with_summary_prompt(fn: Callable[..., list[dict]]) -> CheckReport:
             for messages in _lists():
                 before = copy.deepcopy(messages)
                 got, want = fn(messages, focus=focus), with_summary_prompt(messages, focus=focus)
-                assert messages == before, "the input list was changed; build a new one"
+                assert messages == before, say("the input list was changed; build a new one")
                 assert got == want, f"differs from the package on a {len(messages)}-message list"
 
         return case

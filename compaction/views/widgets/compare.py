@@ -14,6 +14,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
+from compaction.core.language import say
 from compaction.core.messages import tool_names
 from compaction.core.palette import CHANGES
 from compaction.views.widgets.diff import Change, align
@@ -35,10 +36,20 @@ def describe_change(before: Sequence[dict], after: Sequence[dict], method: str =
 
 
 def _line(counts: dict[str, int], t0: int, t1: int) -> str:
-    saved = f"saved {t0 - t1:,}, {100 * (t0 - t1) / t0:.1f}%" if t0 else "saved 0"
-    extra = f", added {counts['added']}" if counts["added"] else ""
-    kept = f"kept {counts['same']}, replaced {counts['changed']}, dropped {counts['dropped']}{extra} messages"
-    return f"{kept}; tokens {t0:,} -> {t1:,} ({saved})"
+    saved = (
+        say("saved {tokens}, {percent}%", tokens=f"{t0 - t1:,}", percent=f"{100 * (t0 - t1) / t0:.1f}")
+        if t0
+        else say("saved 0")
+    )
+    extra = say(", added {added}", added=counts["added"]) if counts["added"] else ""
+    kept = say(
+        "kept {same}, replaced {changed}, dropped {dropped}{extra} messages",
+        same=counts["same"],
+        changed=counts["changed"],
+        dropped=counts["dropped"],
+        extra=extra,
+    )
+    return say("{kept}; tokens {t0} -> {t1} ({saved})", kept=kept, t0=f"{t0:,}", t1=f"{t1:,}", saved=saved)
 
 
 def _where(after: Sequence[dict]) -> str | None:
@@ -58,7 +69,7 @@ class BeforeAfter:
         before: Sequence[dict],
         after: Sequence[dict],
         *,
-        titles: tuple[str, str] = ("before", "after"),
+        titles: tuple[str, str] | None = None,  # default: before, after (in the current language)
         method: str = "tiktoken",
         window: int | None = None,
         threshold: int | None = None,
@@ -72,6 +83,7 @@ class BeforeAfter:
         for name, value in (("before", before), ("after", after)):
             if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
                 raise TypeError(f"{name} must be a list of message dicts, not {type(value).__name__}")
+        titles = titles or (say("before"), say("after"))
         self.before, self.after, self.titles, self.context = list(before), list(after), titles, context
         self.meter = meter or Meter(method)
         self.changes = align(self.before, self.after)
@@ -100,27 +112,46 @@ class BeforeAfter:
     def gap_text(self, change: Change) -> str:
         """``✂ messages 3-44: 42 messages, 8,483 tokens, in transcript x.jsonl``."""
         first, last = change.before.start, change.before.stop - 1
-        span = f"message {first}" if first == last else f"messages {first}-{last}"
+        span = (
+            say("message {first}", first=first)
+            if first == last
+            else say("messages {first}-{last}", first=first, last=last)
+        )
         n = len(change.before)
         tokens = self.meter.total(self.before[first : last + 1])
         where = (
-            f"in transcript {self.saved_to}"
+            say("in transcript {path}", path=self.saved_to)
             if self.saved_to
-            else "no transcript named (saved_to=): a bare layer keeps nothing, the pipeline writes one first"
+            else say(
+                "no transcript named (saved_to=): a bare layer keeps nothing, the pipeline writes one first"
+            )
         )
-        return f"✂ {span} dropped: {n} message{'s' if n != 1 else ''}, {tokens:,} tokens, {where}"
+        return say(
+            "✂ {span} dropped: {n} {messages}, {tokens} tokens, {where}",
+            span=span,
+            n=n,
+            messages=say("messages") if n != 1 else say("message"),
+            tokens=f"{tokens:,}",
+            where=where,
+        )
 
     def _row(self, i: int, j: int | None, mark: str = "") -> str:
         message = self.after[j] if j is not None else self.before[i]
         row = message_row(i if i is not None else j, message, self.meter, self._names)
         before = self.meter.tokens(self.before[i]) if mark == "changed" else None
-        number = "new" if mark == "added" else str(i)
+        number = say("new") if mark == "added" else str(i)
         return row_html(row, self.scale, number=number, before=before, mark=mark)
 
     def _fold(self, pairs: list[tuple[int, int]]) -> str:
         first, last = pairs[0][0], pairs[-1][0]
         tokens = sum(self.meter.tokens(self.before[i]) for i, _ in pairs)
-        label = f"≡ messages {first}-{last} unchanged: {len(pairs)} messages, {tokens:,} tokens"
+        label = say(
+            "≡ messages {first}-{last} unchanged: {n} messages, {tokens} tokens",
+            first=first,
+            last=last,
+            n=len(pairs),
+            tokens=f"{tokens:,}",
+        )
         return fold_html(label, pairs, lambda pair: self._row(*pair))
 
     def rows_html(self) -> str:
@@ -153,7 +184,13 @@ class BeforeAfter:
 
     def header(self) -> str:
         """``before -> after: kept ..., tokens ... (unit)``."""
-        return f"{self.titles[0]} -> {self.titles[1]}: {self.change} ({self.meter.unit})"
+        return say(
+            "{before} -> {after}: {change} ({unit})",
+            before=self.titles[0],
+            after=self.titles[1],
+            change=self.change,
+            unit=self.meter.unit,
+        )
 
     def _repr_html_(self) -> str:
         marks = tuple(m for m in ("changed", "dropped", "added") if self.counts[m]) + ("collapsed",)

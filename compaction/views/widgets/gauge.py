@@ -13,6 +13,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.core.language import say
 from compaction.core.palette import KIND_LABELS, KINDS, LINES
 from compaction.views.widgets.live import FLOW, bundle, html_widget
 from compaction.views.widgets.measure import Meter
@@ -22,7 +23,7 @@ TRACK = f"position:relative;height:16px;background:{LINES['track']};max-width:76
 
 def _segments(fill: dict[str, int], scale: int) -> str:
     return "".join(
-        f"<span class='compaction-kind-{kind}' title='{KIND_LABELS[kind]}: {fill[kind]:,}' "
+        f"<span class='compaction-kind-{kind}' title='{say(KIND_LABELS[kind])}: {fill[kind]:,}' "
         f"style='display:inline-block;height:16px;width:{100 * fill[kind] / scale:.3f}%;"
         f"background:{color}'></span>"
         for kind, color in KINDS.items()
@@ -87,10 +88,17 @@ class WindowGauge:
 
     def summary(self) -> str:
         """One line: tokens before -> after, of the window, and the threshold."""
-        room = f" of {self.window:,}" if self.window else ""
-        limit = f", threshold {self.threshold:,}" if self.threshold else ""
+        room = say(" of {window}", window=f"{self.window:,}") if self.window else ""
+        limit = say(", threshold {threshold}", threshold=f"{self.threshold:,}") if self.threshold else ""
         was = f"{self.total_before:,} -> " if self.total_before is not None else ""
-        return f"in context: {was}{self.total:,}{room} tokens ({self.meter.unit}){limit}"
+        return say(
+            "in context: {was}{total}{room} tokens ({unit}){limit}",
+            was=was,
+            total=f"{self.total:,}",
+            room=room,
+            unit=self.meter.unit,
+            limit=limit,
+        )
 
     def _bar(self, name: str, fill: dict[str, int], total: int) -> str:
         lines = ""
@@ -98,7 +106,11 @@ class WindowGauge:
             lines += _line(self.threshold, self.scale, LINES["threshold"], "threshold", True)
         if self.window:
             lines += _line(self.window, self.scale, LINES["window"], "window", False)
-        pct = f" ({100 * total / self.window:.0f}% of the window)" if self.window else ""
+        pct = (
+            say(" ({percent}% of the window)", percent=f"{100 * total / self.window:.0f}")
+            if self.window
+            else ""
+        )
         return (
             f"<div style='font:12px monospace;display:flex;gap:8px;align-items:center'>"
             f"<span style='flex:none;width:4em'>{name}</span>"
@@ -116,21 +128,23 @@ class WindowGauge:
             figure = f"{was:,} → {now:,}" if self.fill_before is not None else f"{now:,}"
             cells.append(
                 f"<span style='white-space:nowrap'><span style='display:inline-block;width:10px;height:10px;"
-                f"background:{color}'></span> {KIND_LABELS[kind]} {figure}</span>"
+                f"background:{color}'></span> {say(KIND_LABELS[kind])} {figure}</span>"
             )
         marks = []
         if self.window:
-            marks.append(f"<span style='color:{LINES['window']}'>│ window {self.window:,}</span>")
+            shown = say("window {tokens}", tokens=f"{self.window:,}")
+            marks.append(f"<span style='color:{LINES['window']}'>│ {shown}</span>")
         if self.threshold:
-            marks.append(f"<span style='color:{LINES['threshold']}'>┆ threshold {self.threshold:,}</span>")
+            shown = say("threshold {tokens}", tokens=f"{self.threshold:,}")
+            marks.append(f"<span style='color:{LINES['threshold']}'>┆ {shown}</span>")
         style = "font:11px monospace;display:flex;flex-wrap:wrap;gap:4px 14px"
         return f"<div style='{style}'>{''.join(cells + marks)}</div>"
 
     def _repr_html_(self) -> str:
         bars = ""
         if self.fill_before is not None:
-            bars += self._bar("before", self.fill_before, self.total_before)
-        bars += self._bar("after" if self.fill_before is not None else "", self.fill, self.total)
+            bars += self._bar(say("before"), self.fill_before, self.total_before)
+        bars += self._bar(say("after") if self.fill_before is not None else "", self.fill, self.total)
         return (
             f"<div class='compaction-gauge' style='margin:4px 0;{FLOW}'><div style='font:12px monospace'>"
             f"{html.escape(self.summary())}</div>{bars}{self.legend_html()}</div>"

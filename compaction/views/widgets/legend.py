@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from compaction.core.language import say
 from compaction.core.palette import CHANGES, ROLES
 
 SWATCH = "display:inline-block;width:10px;height:10px;margin-right:3px;border:1px solid {}"
@@ -12,6 +13,10 @@ MEANINGS = {  # mark -> what it means
     "added": "new: a message the pass wrote (a summary)",
     "collapsed": "≡ unchanged messages, folded: open to see them",
 }
+BARS = "bars: a message's tokens, one scale for the whole view (faded: before the pass)"
+NUMBERS = "numbers: the message's place in the list before the pass; tokens in {unit}"
+ERROR_MARK = "after {name}: the tool reported an error (is_error)"
+OPEN_ROW = "▸ click a row to read its content"
 
 
 def legend_html(
@@ -21,16 +26,16 @@ def legend_html(
     items = [
         f"<span style='white-space:nowrap'><span style='{SWATCH.format(ROLES['other'])};"
         f"background:{CHANGES.get(m, CHANGES['changed'])}'>"
-        f"</span>{MEANINGS[m]}</span>"
+        f"</span>{say(MEANINGS[m])}</span>"
         for m in marks
     ]
     items += [
         f"<span style='white-space:nowrap'><span style='color:{ROLES['user']}'>■ user</span> "
         f"<span style='color:{ROLES['assistant']}'>■ assistant</span></span>",
-        "<span>bars: a message's tokens, one scale for the whole view (faded: before the pass)</span>",
-        f"<span>numbers: the message's place in the list before the pass; tokens in {unit}</span>",
-        "<span><b>!</b> after <code>tool_result:name</code>: the tool reported an error (is_error)</span>",
-        "<span>▸ click a row to read its content</span>",
+        f"<span>{say(BARS)}</span>",
+        f"<span>{say(NUMBERS, unit=unit)}</span>",
+        f"<span><b>!</b> {say(ERROR_MARK, name='<code>tool_result:name</code>')}</span>",
+        f"<span>{say(OPEN_ROW)}</span>",
     ]
     return (
         "<div class='compaction-legend' style='font:11px sans-serif;display:flex;flex-wrap:wrap;"

@@ -12,6 +12,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+from compaction.core.language import say
 from compaction.core.messages import tool_names
 from compaction.core.palette import LINES
 from compaction.views.widgets.gauge import WindowGauge
@@ -54,7 +55,13 @@ class MessageListView:
     def header(self) -> str:
         """The heading line: title, messages and tokens with their unit."""
         head = f"{self.title}: " if self.title else ""
-        return f"{head}{len(self.rows)} messages, {self.total:,} tokens ({self.meter.unit})"
+        counts = say(
+            "{messages} messages, {tokens} tokens ({unit})",
+            messages=len(self.rows),
+            tokens=f"{self.total:,}",
+            unit=self.meter.unit,
+        )
+        return head + counts
 
     def _row(self, row: Row) -> str:
         return row_html(row, self.scale, mark="changed" if row.placeholder else "")
@@ -63,7 +70,8 @@ class MessageListView:
         return "".join(self._row(r) for r in rows)
 
     def _more(self) -> str:
-        return f"… {len(self.rows) - self.shown} more messages ({self.shown}-{len(self.rows) - 1})"
+        hidden, first, last = len(self.rows) - self.shown, self.shown, len(self.rows) - 1
+        return say("… {hidden} more messages ({first}-{last})", hidden=hidden, first=first, last=last)
 
     def rows_html(self) -> str:
         """The HTML of the rows on display, with a note on how many are still hidden."""
@@ -98,7 +106,7 @@ class MessageListView:
             import ipywidgets as w  # optional: without it a view still has its static HTML
 
             self._rows_box = html_widget("", "compaction-rows-live")
-            self.button = w.Button(description="show more", layout=w.Layout(width="auto"))
+            self.button = w.Button(description=say("show more"), layout=w.Layout(width="auto"))
             self.button.add_class("compaction-show-more")
             self.button.on_click(self.show_more)
             self._widget = w.VBox(
@@ -111,7 +119,9 @@ class MessageListView:
     def _refresh(self) -> None:
         self._rows_box.value = live_value(self.rows_html())
         hidden = len(self.rows) - self.shown
-        self.button.description = f"show more ({min(hidden, self.limit)} of {hidden})"
+        self.button.description = say(
+            "show more ({next} of {hidden})", next=min(hidden, self.limit), hidden=hidden
+        )
         self.button.layout.display = "" if hidden else "none"
 
     def _repr_html_(self) -> str:

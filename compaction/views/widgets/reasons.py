@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from compaction.core.language import say
+
 
 def why_idle(compactor: Any, layer: str, messages: Sequence[dict], events: Iterable[Any] = ()) -> str:
     """Why the pass named ``layer`` left ``messages`` as they were: an event of the call, or the layer."""
@@ -20,5 +22,5 @@ def why_idle(compactor: Any, layer: str, messages: Sequence[dict], events: Itera
             return f"{event.layer}: {event.detail}"
     found = compactor.layer(layer) if hasattr(compactor, "layer") else None
     if found is None:
-        return "the list came out unchanged"
+        return say("the list came out unchanged")
     return found.why_idle(messages, compactor)

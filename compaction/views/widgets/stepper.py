@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from compaction.core.language import say
 from compaction.core.palette import LINES, layer_color
 from compaction.views.widgets.compare import BeforeAfter
 from compaction.views.widgets.live import FLOW, bundle, html_widget, live_value
@@ -98,17 +99,32 @@ class PipelineStepper:
         name, after = self.steps[k]
         if self.changed[k]:
             t0, t1 = self.tokens[k]
-            return f"{t0:,} -> {t1:,} tokens, {len(self.inputs[k])} -> {len(after)} messages"
+            return say(
+                "{t0} -> {t1} tokens, {m0} -> {m1} messages",
+                t0=f"{t0:,}",
+                t1=f"{t1:,}",
+                m0=len(self.inputs[k]),
+                m1=len(after),
+            )
         if self.compactor is None:
-            return "the list came out unchanged (give compactor= to see the trigger)"
+            return say("the list came out unchanged (give compactor= to see the trigger)")
         return why_idle(self.compactor, name, self.inputs[k], self.events)
 
     def label(self) -> str:
         """``pass k/n: name, tokens before -> after`` and what it did or why not, for the pass on display."""
         t0, t1 = self.tokens[self.position]
         name = self.steps[self.position][0]
-        head = f"pass {self.position + 1}/{len(self.steps)}: {name}, tokens {t0:,} -> {t1:,}"
-        return head if self.changed[self.position] else f"{head}; did nothing: {self.reasons[self.position]}"
+        head = say(
+            "pass {k}/{n}: {name}, tokens {t0} -> {t1}",
+            k=self.position + 1,
+            n=len(self.steps),
+            name=name,
+            t0=f"{t0:,}",
+            t1=f"{t1:,}",
+        )
+        if self.changed[self.position]:
+            return head
+        return say("{head}; did nothing: {reason}", head=head, reason=self.reasons[self.position])
 
     def view(self, position: int | None = None) -> BeforeAfter:
         """A pass as a BeforeAfter of its input and its output (the pass on display by default)."""
@@ -116,7 +132,7 @@ class PipelineStepper:
         if k not in self._views:
             name, after = self.steps[k]
             before = self.inputs[k]
-            titles = ("input" if k == 0 else self.steps[k - 1][0], name)
+            titles = (say("input") if k == 0 else self.steps[k - 1][0], name)
             overheads = [
                 max(0, t - self.meter.total(m)) for t, m in zip(self.tokens[k], (before, after), strict=True)
             ]
@@ -154,7 +170,7 @@ class PipelineStepper:
         rows = []
         for k, ((name, _), (t0, t1)) in enumerate(zip(self.steps, self.tokens, strict=True)):
             weight = "font-weight:bold;" if k == current else ""
-            did = "changed" if self.changed[k] else "did nothing"
+            did = say("changed") if self.changed[k] else say("did nothing")
             rows.append(
                 f"<tr class='compaction-pass' style='{weight}'><td>{k + 1}</td>"
                 f"<td style='color:{layer_color(name)};font-weight:bold'>{html.escape(name)}</td>"
@@ -162,8 +178,10 @@ class PipelineStepper:
                 f"{html.escape(self.reasons[k])}</td></tr>"
             )
         return (
-            "<table class='compaction-passes' style='font:12px monospace'><tr><th>pass</th><th>layer</th>"
-            f"<th>tokens ({html.escape(self.meter.unit)})</th><th></th><th>what it did, or why not</th></tr>"
+            "<table class='compaction-passes' style='font:12px monospace'>"
+            f"<tr><th>{say('pass')}</th><th>{say('layer')}</th>"
+            f"<th>{say('tokens ({unit})', unit=html.escape(self.meter.unit))}</th><th></th>"
+            f"<th>{say('what it did, or why not')}</th></tr>"
             f"{''.join(rows)}</table>"
         )
 
@@ -181,8 +199,8 @@ class PipelineStepper:
             import ipywidgets as w  # optional: without it a view still has its static HTML
 
             self.prev_button, self.next_button = (
-                w.Button(description="◀ prev"),
-                w.Button(description="next ▶"),
+                w.Button(description=say("◀ prev")),
+                w.Button(description=say("next ▶")),
             )
             self.prev_button.add_class("compaction-prev")
             self.next_button.add_class("compaction-next")
@@ -208,8 +226,9 @@ class PipelineStepper:
     def _repr_html_(self) -> str:
         passes = "".join(
             f"<details class='compaction-step'{' open' if k == self.position else ''}>"
-            f"<summary style='font:12px monospace;cursor:pointer'><b>pass {k + 1}: {html.escape(name)}</b>"
-            f"{'' if self.changed[k] else ' (did nothing)'}</summary>{self.pass_html(k)}</details>"
+            f"<summary style='font:12px monospace;cursor:pointer'>"
+            f"<b>{say('pass {k}: {name}', k=k + 1, name=html.escape(name))}</b>"
+            f"{'' if self.changed[k] else say(' (did nothing)')}</summary>{self.pass_html(k)}</details>"
             for k, (name, _) in enumerate(self.steps)
         )
         return (
