@@ -20,7 +20,7 @@ from compaction.evaluate import compare
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay.turns import Replay, keep_final
-from compaction.evaluate.strategies import STRATEGIES
+from compaction.evaluate.strategies import CHEAPER, STRATEGIES
 from compaction.importers import NotASession
 
 
@@ -33,7 +33,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--session", type=Path, help="a session file to score (.jsonl or .traj)")
     parser.add_argument("--probes", type=Path, help="a JSON probe file for --session")
     parser.add_argument("--window", type=int, help="context window for --session (default: a third of it)")
-    parser.add_argument("--strategy", action="append", choices=STRATEGIES, help="only these (repeatable)")
+    parser.add_argument(
+        "--strategy", action="append", choices=STRATEGIES + CHEAPER, help="only these (repeatable)"
+    )
     parser.add_argument("--save-final", type=Path, metavar="DIR", help="write each final context as JSON")
     parser.add_argument(
         "--ask-model",

@@ -16,6 +16,12 @@
 
 The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
 replace one (``settings={"layers": [...]}``).
+- ``pipeline, shared cache``: the default list, its summary request sharing the agent's cached prefix
+  (``Summary(share_cache=True)``, with the agent's system prompt and tools when the run knows them:
+  the offline agent's, ``build(agent=...)``). ``pipeline, shared cache, payback``: the same with
+  ``Micro(payback_turns=40)``: a clearing waits until the reads it saves over 40 turns pay for the
+  cache break it causes, so there are fewer, larger clearings. Not in the default comparison
+  (``CHEAPER``): ``--strategy`` names them.
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
@@ -28,6 +34,7 @@ Deliberately left out: strategies that need the real API (its server-side contex
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +53,9 @@ COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns",
 )  # fmt: skip
+CHEAPER = ("pipeline, shared cache", "pipeline, shared cache, payback")  # issue 20's cost study, on request
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
+PAYBACK_TURNS = 40  # "payback": Micro(payback_turns=...); 30 to 60 give the same run on offline 150
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 # strategy -> its list of layers, for the strategies the Compactor runs
@@ -56,7 +65,31 @@ PIPELINES: dict[str, Callable[[], list[Layer]]] = {
     "pipeline, no ledger": lambda: [Budget(), Micro(), Summary(ledger_tokens=0), Reactive(ledger_tokens=0)],
     "pipeline + used": lambda: [Budget(), Micro(keep_used=USED_LINES), Summary(), Reactive()],
     "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
+    "pipeline, shared cache": lambda: [Budget(), Micro(), Summary(share_cache=True), Reactive()],
+    "pipeline, shared cache, payback": lambda: [
+        Budget(),
+        Micro(payback_turns=PAYBACK_TURNS),
+        Summary(share_cache=True),
+        Reactive(),
+    ],
 }
+
+
+def with_agent_framing(layers: list[Layer], agent: Mapping[str, Any] | None) -> list[Layer]:
+    """The layers, each ``Summary(share_cache=True)`` given the agent's system prompt and tools.
+
+    ``agent`` holds ``system`` and ``tools`` as the agent sends them; what a layer's ``options``
+    already set is kept. None (a recording, whose framing is unknown) leaves the layers as they are.
+    """
+    if not agent:
+        return list(layers)
+    out: list[Layer] = []
+    for layer in layers:
+        if isinstance(layer, Summary) and layer.share_cache:
+            framing = {k: agent[k] for k in ("system", "tools") if agent.get(k) is not None}
+            layer = replace(layer, options={**framing, **dict(layer.options)})
+        out.append(layer)
+    return out
 
 
 class Keeper:
@@ -143,14 +176,17 @@ def build(
     folder: str | Path,
     workspace: str | Path | None = None,
     settings: Mapping[str, Any] | None = None,
+    agent: Mapping[str, Any] | None = None,
 ) -> Keeper:
     """A fresh ``Keeper`` for strategy ``name``; store and transcripts go in the workspace (or ``folder``).
 
     ``settings`` override the Compactor's arguments for the Compactor-based strategies (``layers``:
     a learner's own list in place of the strategy's), or ``keep_turns``/``max_chars`` for recent turns.
+    ``agent``: the agent's ``system`` and ``tools``, for a summary that shares its cache
+    (``with_agent_framing``); None when they are unknown (a recording).
     """
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}")
+    if name not in STRATEGIES + CHEAPER:
+        raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES + CHEAPER)}")
     # inside the workspace, so the paths a summary or marker shows are short and the same every run
     workspace = Path(workspace if workspace is not None else folder)
     transcripts = workspace / ".transcripts"
@@ -167,7 +203,10 @@ def build(
     if name == "recent turns":
         recent = RecentTurns(client=client, transcript_dir=transcripts, **settings)
         return Keeper(name, lambda m: [("input", m), ("recent turns", recent.prepare(m))], recent=recent)
-    options: dict[str, Any] = {"context_window": window, "layers": PIPELINES[name]()}
+    layers = settings.pop("layers", None)
+    if layers is None:
+        layers = PIPELINES[name]()
+    options: dict[str, Any] = {"context_window": window, "layers": with_agent_framing(layers, agent)}
     compactor = Compactor(
         store=OutputStore(workspace / ".task_outputs", base=workspace),
         client=client,

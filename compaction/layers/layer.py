@@ -12,6 +12,8 @@ keep_to=24, run=my_snip)``). The pipeline runs a list of layers in order and ask
 ``pipeline`` is what the layers share, the ``Compactor``: ``estimate(messages)``, ``threshold``,
 ``context_window``, ``store``, ``client``, ``transcript_dir``, ``workspace``, ``breaker_open`` and
 ``stopped``. A new layer (a state ledger, placeholders that keep lines) is one more subclass.
+A setting declared with ``field(default=..., metadata=QUIET)`` is shown in the repr only when it is
+set (a setting added later, so a layer's repr as the chapters print it stays the same).
 Deliberately left out: any state; what a layer has done lives in the pipeline's events.
 """
 
@@ -21,6 +23,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+QUIET = {"quiet": True}  # field metadata: left out of the repr while at its default
 
 
 @dataclass(frozen=True, repr=False)
@@ -50,7 +54,11 @@ class Layer:
         return self.idle(messages, pipeline) or f"triggered, but {self.unchanged}"
 
     def __repr__(self) -> str:
-        shown = [f"{f.name}={_shown(getattr(self, f.name))}" for f in fields(self)]
+        shown = [
+            f"{f.name}={_shown(getattr(self, f.name))}"
+            for f in fields(self)
+            if not (f.metadata.get("quiet") and getattr(self, f.name) == f.default)
+        ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
 

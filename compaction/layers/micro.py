@@ -19,15 +19,21 @@ feature does that: the SDK's types have no ``cache_edits``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from compaction.core.guards import fraction, message_list, whole
-from compaction.core.messages import blocks, result_chars, text_of
+from compaction.core.messages import blocks, result_chars, shared_prefix, text_of
+from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.core.placeholders import cleared_placeholder as placeholder_for
+from compaction.core.tokens import estimate_tokens
 from compaction.core.used import LaterUse
-from compaction.layers.layer import Layer
+from compaction.layers.layer import QUIET, Layer
+
+_PRICED = MODELS[CLAUDE_MODEL]  # the default model's row of the cited price table
+READ_PRICE = _PRICED.cache_read / _PRICED.input_price  # a cache read, times the base input price
+WRITE_PRICE = _PRICED.cache_write_5m / _PRICED.input_price  # a 5-minute cache write, likewise
 
 
 def micro_compact(
@@ -89,6 +95,12 @@ class Micro(Layer):
     are cleared in batches, not one per turn (the idea of the API's own ``clear_at_least``).
     ``keep_used`` > 0 keeps up to that many lines of each cleared result that the agent used later
     (``compaction.core.used``) in its placeholder; off by default.
+    ``payback_turns`` > 0 (0, off, by default) also asks a clearing to pay for its cache break:
+    under the summary threshold it is used only when the cache reads it saves over that many turns
+    (tokens freed x the cache-read price x ``payback_turns``) reach what writing again everything
+    after its first cleared result costs (those tokens x the cache-write price; both prices are the
+    default model's, ``compaction.core.models``). A clearing that frees little but rewrites a long
+    tail waits, so there are fewer, larger clearings. Over the threshold any clearing is worth it.
     ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
     and ``keep_used=...`` when set (so chapter 05's ``micro``, which has no such argument, runs as it is).
     """
@@ -101,11 +113,13 @@ class Micro(Layer):
     keep_used: int = 0
     trigger: float = 0.5
     clear_at_least: int | None = None
+    payback_turns: int = field(default=0, metadata=QUIET)
     run: Callable[..., list[dict]] = micro_compact
 
     def __post_init__(self) -> None:
         fraction("trigger", self.trigger)
         whole("keep_used", self.keep_used)
+        whole("payback_turns", self.payback_turns)
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
     def fires_at(self, pipeline: Any) -> int:
@@ -143,6 +157,15 @@ class Micro(Layer):
                 f"{freed:,} tokens, less than clear_at_least {self.batch(pipeline):,}: "
                 "not worth breaking the prompt cache"
             )
+        if self.payback_turns and estimate <= pipeline.threshold:
+            tail = rewritten_tokens(before, after, pipeline)
+            saved, cost = freed * READ_PRICE * self.payback_turns, tail * WRITE_PRICE
+            if saved < cost:
+                return (
+                    f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but clearing would save "
+                    f"{saved:,.0f} tokens' worth of cache reads over {self.payback_turns} turns, less than "
+                    f"the {cost:,.0f} of writing again the {tail:,} tokens after the first cleared result"
+                )
         return None
 
     def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
@@ -155,6 +178,15 @@ class Micro(Layer):
             estimate = pipeline.estimate(messages)
             return f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but {self.unchanged}"
         return self.kept(list(messages), cleared, pipeline) or "it would clear now"
+
+
+def rewritten_tokens(before: list[dict], after: list[dict], pipeline: Any) -> int:
+    """Tokens of ``after`` from its first message that differs from ``before``: what a cache writes again."""
+    changed = after[shared_prefix(before, after) :]
+    counter = getattr(pipeline, "counter", None)
+    if counter is None:
+        return estimate_tokens(changed, "tiktoken")
+    return sum(counter.message_tokens(m) for m in changed)
 
 
 class _Calls:

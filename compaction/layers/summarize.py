@@ -38,7 +38,7 @@ from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
-from compaction.layers.layer import Layer, takes
+from compaction.layers.layer import QUIET, Layer, takes
 from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
@@ -74,8 +74,12 @@ def summarize_messages(
     system: str | None = None,
     tools: list[dict] | None = None,
     timeout: float | None = None,
+    cached: int = 0,
 ) -> tuple[str, int]:
-    """Ask the model for a summary of ``messages``: (summary text, messages left out of the request)."""
+    """Ask the model for a summary of ``messages``: (summary text, messages left out of the request).
+
+    ``cached``: leading messages the agent's last request sent, kept whole first (``fit_request``).
+    """
     extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
     budget = None if context_window is None else context_window - max_tokens
     if budget is not None and budget <= 0:
@@ -85,7 +89,7 @@ def summarize_messages(
         )
     for _ in range(MAX_PTL_RETRIES + 1):
         try:
-            request, dropped = fit_request(messages, budget, focus=focus, extra_tokens=extra)
+            request, dropped = fit_request(messages, budget, focus=focus, extra_tokens=extra, cached=cached)
         except ValueError as exc:
             raise SummaryFailed(str(exc)) from exc
         options = {"system": system, "tools": tools, "timeout": timeout}
@@ -168,12 +172,14 @@ def summary_message(
     timeout: float | None = None,
     ledger_tokens: int = 0,
     history: Sequence[Message] | None = None,
+    cached: int = 0,
 ) -> Message:
     """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files.
 
     With ``ledger_tokens`` > 0 the state ledger of ``messages`` (``compaction.layers.ledger``), at most that
     many tokens, follows the summary, whoever wrote it; it reads ``history`` when given (the same
-    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``.
+    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``. ``cached``:
+    leading messages the agent's last request sent, kept whole when the request must be cut.
     """
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
@@ -190,6 +196,7 @@ def summary_message(
             system=system,
             tools=tools,
             timeout=timeout,
+            cached=cached,
         )
     except SummaryFailed as exc:
         raise SummaryFailed(exc.reason, transcript) from exc.__cause__
@@ -267,6 +274,16 @@ class Summary(Layer):
     ``restore``, ``max_tokens``, ...); ``run`` is called as
     ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
     workspace=..., **options)``.
+
+    ``share_cache`` (off by default) makes the summary request read the agent's cached prefix, as
+    Claude Code's does: "To produce the summary, Claude Code sends a separate request with the same
+    system prompt, tools, and history as your conversation, plus a summarization instruction appended
+    as a final user message. While the cache is warm, that request reads your prefix from the cache"
+    (https://code.claude.com/docs/en/prompt-caching, "Compacting the conversation"). Give the agent's
+    own system prompt and tools in ``options`` (``options={"system": ..., "tools": ...}``), or the
+    request's framing differs and nothing of it is read from the cache; with ``share_cache`` the
+    request then keeps the messages the agent's last request sent whole (``fit_request``'s
+    ``cached``) and shortens only newer outputs when it must be cut.
     """
 
     name: ClassVar[str] = "summary"
@@ -276,11 +293,14 @@ class Summary(Layer):
     max_failures: int = 3
     ledger_tokens: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    share_cache: bool = field(default=False, metadata=QUIET)
     run: Callable[..., list[Message]] = compact_history
 
     def __post_init__(self) -> None:
         if self.ledger_tokens is not None:
             whole("ledger_tokens", self.ledger_tokens)
+        if not isinstance(self.share_cache, bool):
+            raise ValueError(f"share_cache must be True or False, not {self.share_cache!r}")
 
     def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
         """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
@@ -309,6 +329,14 @@ class Summary(Layer):
             **{
                 **shared_options(pipeline),
                 **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+                **self._cache_options(messages, pipeline),
                 **dict(self.options),
             },
         )
+
+    def _cache_options(self, messages: list[Message], pipeline: Any) -> dict[str, Any]:
+        """``cached``: how many leading messages the agent's last request sent (with ``share_cache``)."""
+        counter = getattr(pipeline, "counter", None)
+        if not self.share_cache or counter is None or not takes(self.run, "cached"):
+            return {}
+        return {"cached": counter.anchored_prefix(messages)}

@@ -4,8 +4,11 @@ A summary is asked for exactly when the history is too big, so the request that 
 too big as well. ``fit_request`` then drops the oldest message groups from the request (they are
 in the transcript): it keeps the first user message (the task), a note saying how many messages
 were left out, and the newest messages from an assistant message on, so no ``tool_use`` is ever
-parted from its ``tool_result`` and roles keep alternating. Deliberately left out: summarizing the
-dropped part in a second call and merging; the summary says instead what only the transcript holds.
+parted from its ``tool_result`` and roles keep alternating. With ``cached`` (how many leading messages
+the agent's last request sent, the part a prompt cache holds), the request first tries to keep that
+prefix whole and shorten only the newer messages' long outputs (``lean``), so it can still be read
+from the cache; only then does it drop old groups. Deliberately left out: summarizing the dropped part
+in a second call and merging; the summary says instead what only the transcript holds.
 """
 
 from __future__ import annotations
@@ -45,14 +48,20 @@ def fit_request(
     *,
     focus: str | None = None,
     extra_tokens: int = 0,
+    cached: int = 0,
 ) -> tuple[list[Message], int]:
     """The summary request for ``messages`` within ``budget`` tokens, and how many messages it drops.
 
     ``extra_tokens`` is what the request carries besides its messages (system prompt, tools).
+    ``cached`` > 0: the first ``cached`` messages are kept whole before anything else is tried.
     Raises ValueError when even the first message plus the newest group does not fit.
     """
     if budget is None or _tokens(with_summary_prompt(messages, focus)) + extra_tokens <= budget:
         return with_summary_prompt(messages, focus), 0
+    if 0 < cached < len(messages):
+        kept = with_summary_prompt([*messages[:cached], *lean(messages[cached:])], focus)
+        if _tokens(kept) + extra_tokens <= budget:
+            return kept, 0
     for history in (messages, lean(messages)):  # whole outputs first, then outputs left out too
         found = _drop_oldest(history, budget - extra_tokens, focus)
         if found is not None:

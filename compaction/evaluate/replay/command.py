@@ -48,7 +48,7 @@ from compaction.evaluate.replay.engine import DEFAULT, SessionReplay, StrategyRu
 from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.turns import first_message_too_big
-from compaction.evaluate.strategies import STRATEGIES
+from compaction.evaluate.strategies import CHEAPER, STRATEGIES
 from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load, session_files
 
 WINDOW = 200_000
@@ -73,7 +73,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         action="append",
-        choices=STRATEGIES,
+        choices=STRATEGIES + CHEAPER,
         help=f"repeat for several (default: {', '.join(DEFAULT)})",
     )
     parser.add_argument(

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from compaction.agent.backend import connect
-from compaction.agent.loop import SAMPLE_WINDOW, new_workspace, run_agent
+from compaction.agent.loop import SAMPLE_WINDOW, SYSTEM_PROMPT, new_workspace, run_agent
+from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.events import CompactionEvent
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import tool_use_blocks
@@ -178,7 +179,13 @@ def replay_offline(
         server_window = SAMPLE_WINDOW if strategy == "none" else window
         client = RecordingClient(connect("offline", context_window=server_window, seed=seed))
         keeper = build(
-            strategy, window=window, client=client, folder=tmp, workspace=workspace, settings=settings
+            strategy,
+            window=window,
+            client=client,
+            folder=tmp,
+            workspace=workspace,
+            settings=settings,
+            agent={"system": SYSTEM_PROMPT, "tools": TOOL_DEFINITIONS},  # what run_agent sends
         )
         recorder, watch = Recorder(), ProbeWatch(probes)
 
