@@ -1,4 +1,9 @@
-"""The command line: ``compaction demo`` runs offline until the API refuses the prompt."""
+"""The command line: ``compaction demo`` runs offline until the API refuses the prompt.
+
+Most tests call ``main(argv)`` in this process (``run_main``: its return value is the exit code,
+output captured at the file descriptors); the two about the process itself run it for real
+(``run_cli``): the API key never printed by ``python -m compaction``, and the console script.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from rich.console import Console
@@ -41,6 +47,15 @@ def run_cli(*args, env=None):
         text=True,
         timeout=120,
     )
+
+
+def run_main(args, capfd, monkeypatch):
+    """``main(args)`` as ``run_cli`` would run it (course folder, no COMPACTION_BACKEND), in this process."""
+    monkeypatch.delenv("COMPACTION_BACKEND", raising=False)
+    monkeypatch.chdir(ROOT)
+    code = cli.main(list(args))
+    out, err = capfd.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def test_the_demo_options_have_the_documented_defaults():
@@ -79,8 +94,8 @@ def test_compact_hands_over_to_run_compacted_demo(monkeypatch, tmp_path):
 
 
 @needs_offline
-def test_the_demo_ends_on_the_apis_prompt_too_long_error_with_exit_0():
-    done = run_cli("demo")
+def test_the_demo_ends_on_the_apis_prompt_too_long_error_with_exit_0(capfd, monkeypatch):
+    done = run_main(["demo"], capfd, monkeypatch)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Tokens per turn (window 8,000)" in done.stdout
     assert "BadRequestError: Error code: 400" in done.stdout
@@ -88,24 +103,24 @@ def test_the_demo_ends_on_the_apis_prompt_too_long_error_with_exit_0():
 
 
 @needs_offline
-def test_the_demo_prints_one_row_per_turn():
-    done = run_cli("demo", "--window", "6000")
+def test_the_demo_prints_one_row_per_turn(capfd, monkeypatch):
+    done = run_main(["demo", "--window", "6000"], capfd, monkeypatch)
     rows = [line for line in done.stdout.splitlines() if line.startswith("│")]
     assert len(rows) >= 3
     assert "refused" in rows[-1]  # the call the API refused
 
 
 @needs_offline
-def test_too_few_turns_to_fill_the_window_exit_1():
-    done = run_cli("demo", "--turns", "2", "--window", "100000")
+def test_too_few_turns_to_fill_the_window_exit_1(capfd, monkeypatch):
+    done = run_main(["demo", "--turns", "2", "--window", "100000"], capfd, monkeypatch)
     assert done.returncode == 1
     assert "without filling the window" in done.stdout
 
 
 @needs_offline
-def test_workdir_keeps_the_workspace_and_its_files(tmp_path):
+def test_workdir_keeps_the_workspace_and_its_files(tmp_path, capfd, monkeypatch):
     workdir = tmp_path / "kept"
-    done = run_cli("demo", "--workdir", str(workdir))
+    done = run_main(["demo", "--workdir", str(workdir)], capfd, monkeypatch)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (workdir / "run_tests.py").exists()
     assert "Workspace kept in" in done.stdout
@@ -117,18 +132,11 @@ def test_the_demo_never_prints_the_api_key():
     assert "sk-ant-never-shown" not in done.stdout + done.stderr
 
 
-def test_the_anthropic_backend_without_a_key_fails_naming_the_variable():
+def test_the_anthropic_backend_without_a_key_fails_naming_the_variable(capfd, monkeypatch):
     if importlib.util.find_spec("compaction.agent.backend") is None:
         pytest.skip("compaction.agent.backend is not built yet")
-    environment = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    done = subprocess.run(
-        [sys.executable, "-m", "compaction", "demo", "--backend", "anthropic", "--turns", "1"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    done = run_main(["demo", "--backend", "anthropic", "--turns", "1"], capfd, monkeypatch)
     assert done.returncode != 0
     assert "ANTHROPIC_API_KEY" in done.stdout + done.stderr
 

@@ -76,7 +76,7 @@ def cheap_layers(options: dict) -> list:
 def run(session: list[dict], layers: list, window: int, client=None, threshold=None) -> dict[str, int]:
     before = copy.deepcopy(session)
     # fsync only matters for a crash, which these properties do not model; skipping it keeps them fast
-    with tempfile.TemporaryDirectory() as root, mock.patch("os.fsync"):
+    with tempfile.TemporaryDirectory() as root, mock.patch("os.fsync", new=lambda fd: None):
         store = OutputStore(Path(root) / "store")
         transcripts = Path(root) / "transcripts"
         compactor = Compactor(

@@ -1,7 +1,9 @@
 """The package as a practitioner installs it: a wheel, no extras, a fresh venv with no notebook stack.
 
 The wheel is built from a copy of what it is made of (pyproject.toml, README.md, compaction/), so the
-checkout gets no build/ or egg-info; pip fetches the runtime from the registry it is set up for. The
+checkout gets no build/ or egg-info; pip fetches the runtime from the registry it is set up for.
+When ``make`` put uv beside this Python, uv builds and installs the same wheel instead (its
+metadata decides what comes along either way), in a few CPU-seconds where pip takes about 20. The
 installed commands then replay and evaluate a shared SWE-agent session in a small window, so that
 the pipeline acts (skipped when ../shared/data is absent).
 """
@@ -39,6 +41,12 @@ def venv_python(folder: Path) -> Path:
     return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def beside_python(name: str) -> Path | None:
+    """A command installed in this Python's own environment (``make`` installs uv there), or None."""
+    found = Path(sys.executable).parent / (f"{name}.exe" if os.name == "nt" else name)
+    return found if found.is_file() else None
+
+
 @pytest.fixture(scope="module")
 def bare(tmp_path_factory) -> tuple[Path, dict[str, str], Path]:
     """(the fresh venv's python, its environment, a folder to run in) with the wheel installed."""
@@ -49,23 +57,20 @@ def bare(tmp_path_factory) -> tuple[Path, dict[str, str], Path]:
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "compaction", source / "compaction", ignore=shutil.ignore_patterns("__pycache__"))
     env = clean_env(work)
-    build = [sys.executable, "-m", "pip", "wheel", *PIP, "--no-deps", "-w", str(work / "dist"), str(source)]
-    subprocess.run(build, check=True, cwd=work, env=env)
+    uv, pip, dist = beside_python("uv"), [sys.executable, "-m", "pip"], str(work / "dist")
+    if uv:
+        build = [str(uv), "build", "-q", "--wheel", "-o", dist]
+    else:
+        build = [*pip, "wheel", *PIP, "--no-deps", "-w", dist]
+    subprocess.run([*build, str(source)], check=True, cwd=work, env=env)
     (wheel,) = (work / "dist").glob("compaction-*.whl")
     venv.create(work / "venv", with_pip=False)
     python = venv_python(work / "venv")
-    install = [
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        str(python),
-        "install",
-        *PIP,
-        "--no-compile",
-        str(wheel),
-    ]
-    subprocess.run(install, check=True, cwd=work, env=env)
+    if uv:  # like pip with --no-compile, uv writes no bytecode
+        install = [str(uv), "pip", "install", "-q", "--python", str(python)]
+    else:
+        install = [*pip, "--python", str(python), "install", *PIP, "--no-compile"]
+    subprocess.run([*install, str(wheel)], check=True, cwd=work, env=env)
     run_in = work / "run"  # not the checkout: `python -m compaction` must find the installed package
     run_in.mkdir()
     return python, env, run_in
