@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from compaction.course.commands import notebooks as course_notebooks
 from compaction.course.commands import pytest_command
 from compaction.course.notebooks import run_notebook
 
@@ -23,8 +24,8 @@ WORKERS = 2  # as make test runs it
 
 
 def notebooks() -> list[Path]:
-    """Every chapter and solution notebook, in course order."""
-    return sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("solutions/*.ipynb"))
+    """Every chapter and solution notebook nbval checks (both editions), in course order."""
+    return [ROOT / name for name in course_notebooks(ROOT)]
 
 
 def time_notebook(path: Path) -> float:
@@ -51,11 +52,9 @@ def run(quick: bool = False) -> str:
         try:
             seconds = time_notebook(path)
         except Exception as exc:  # noqa: BLE001 - a broken notebook is a row, not the end of the figures
-            rows.append([f"{path.parent.name}/{path.name}", "-", f"FAILED: {type(exc).__name__}"])
+            rows.append([str(path.relative_to(ROOT)), "-", f"FAILED: {type(exc).__name__}"])
             continue
-        rows.append(
-            [f"{path.parent.name}/{path.name}", seconds, "ok" if seconds < GOAL_NOTEBOOK_S else "SLOW"]
-        )
+        rows.append([str(path.relative_to(ROOT)), seconds, "ok" if seconds < GOAL_NOTEBOOK_S else "SLOW"])
     total = sum(row[1] for row in rows if isinstance(row[1], float))
     rows.append([f"all {len(rows)} notebooks, one after the other", total, "sum of the rows above"])
     if quick:
