@@ -33,10 +33,9 @@ from anthropic.lib.tools import ToolError
 
 from compaction.agent.backend import DEFAULT_MODEL, backend_name, connect
 from compaction.agent.loop import SYSTEM_PROMPT, SessionResult, default_task, new_workspace, run_agent
-from compaction.agent.server_side import Ledger, ServerManaged
+from compaction.agent.server_side import Ledger, ServerManaged, folder_compactor
 from compaction.agent.tools import Workspace
 from compaction.core.messages import from_response, text_of
-from compaction.core.store import OutputStore
 from compaction.core.tokens import estimate_tokens, usage_input_tokens
 from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
@@ -203,14 +202,7 @@ def run_diagnosed(
     """The offline agent under the course's pipeline (``settings`` for the Compactor), diagnosed."""
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-diagnosed-"))
     summarizer = ServerManaged(connect(context_window=window), cache=False)
-    compactor = Compactor(
-        store=OutputStore(root / "store"),
-        client=summarizer,
-        transcript_dir=root / "transcripts",
-        context_window=window,
-        workspace=root / "workspace",
-        **settings,
-    )
+    compactor = folder_compactor(root, summarizer, window, **settings)
     client = _Diagnosing(_client(window), compactor)
     result = run_agent(
         client, workspace=new_workspace(root / "workspace"), max_turns=turns, **compactor.agent_hooks()

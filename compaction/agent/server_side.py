@@ -181,6 +181,18 @@ def cache_breaks_from_usage(read: Sequence[int], written: Sequence[int]) -> list
     return [i for i in range(1, len(read)) if read[i] < read[i - 1] + written[i - 1]]
 
 
+def folder_compactor(root: Path, client: Any, window: int, **settings: Any) -> Compactor:
+    """A ``Compactor`` whose store, transcripts and workspace lie in one folder, ``root``."""
+    return Compactor(
+        store=OutputStore(root / "store"),
+        client=client,
+        transcript_dir=root / "transcripts",
+        context_window=window,
+        workspace=root / "workspace",
+        **settings,
+    )
+
+
 def run_managed_session(
     edits: Sequence[dict] = (),
     *,
@@ -204,13 +216,7 @@ def run_managed_session(
     hooks: dict = {"on_response": ledger.on_response}
     if pipeline:
         summarizer = ServerManaged(connect(context_window=window), cache=False, record=ledger.on_side_call)
-        compactor = Compactor(
-            store=OutputStore(root / "store"),
-            client=summarizer,
-            transcript_dir=root / "transcripts",
-            context_window=window,
-            workspace=root / "workspace",
-        )
+        compactor = folder_compactor(root, summarizer, window)
         hooks = compactor.agent_hooks()
         observe = hooks["on_response"]
 
