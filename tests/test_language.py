@@ -108,3 +108,15 @@ def test_the_course_folders_carry_their_markers():
     assert lang.marked_language(root / "notebooks") == "en"
     assert lang.marked_language(root / "ja" / "notebooks") == "ja"
     assert lang.marked_language(root / "ja" / "solutions") == "ja"
+
+
+def test_a_removed_working_folder_falls_back_to_the_locale(monkeypatch):
+    def gone():
+        raise FileNotFoundError("the working folder was removed")
+
+    monkeypatch.delenv("COMPACTION_LANG", raising=False)
+    monkeypatch.setattr(lang.Path, "cwd", staticmethod(gone))
+    monkeypatch.setenv("LC_ALL", "ja_JP.UTF-8")
+    assert lang.language() == "ja"
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    assert lang.language() == "en"

@@ -66,7 +66,11 @@ def language(start: Path | None = None) -> str:
         return _CHOSEN[-1]
     if os.environ.get(VARIABLE):
         return _checked(os.environ[VARIABLE], f"the {VARIABLE} variable")
-    marked = marked_language(Path.cwd() if start is None else start)
+    try:
+        here = Path.cwd() if start is None else start
+    except OSError:  # the working folder was removed under the process: no folder to ask
+        here = None
+    marked = marked_language(here) if here is not None else None
     return marked or locale_language() or "en"
 
 
