@@ -9,6 +9,7 @@ edition; and ``check`` on a ja solution printing Japanese rows and verdict.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -190,3 +191,49 @@ def test_check_prints_a_ja_solution_in_japanese():
     rows = [line.strip() for line in lines if line.startswith("    pass")]
     assert rows and all(any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in r) for r in rows)
     assert "check reports pass" not in done.stdout and "件が合格" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("target", "texts", "named"),
+    [
+        ("ja/notebooks/05_micro.ipynb", {"no-such-cell": "x"}, "no English markdown cell with id"),
+        ("ja/notebooks/05_micro.ipynb", ["a list"], "a JSON object of cell id -> text, not list"),
+        ("notebooks/05_micro.ipynb", {}, "not a notebook of the edition's folder"),
+        ("ja/notebooks/99_none.ipynb", {}, "no such translated notebook"),
+    ],
+)
+def test_translation_apply_names_what_is_wrong_and_writes_nothing(target, texts, named, tmp_path, capsys):
+    before = (ROOT / "ja/notebooks/05_micro.ipynb").read_bytes()
+    given = tmp_path / "texts.json"
+    given.write_text(json.dumps(texts), encoding="utf-8")
+    assert main(["translation", "apply", str(ROOT / target), str(given)]) == 2
+    assert named in capsys.readouterr().err
+    assert (ROOT / "ja/notebooks/05_micro.ipynb").read_bytes() == before
+
+
+def test_translation_apply_of_a_missing_json_file_is_one_line(tmp_path, capsys):
+    missing = tmp_path / "nothing.json"
+    assert main(["translation", "apply", str(ROOT / "ja/notebooks/05_micro.ipynb"), str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {missing}") and "Traceback" not in err
+
+
+def test_sync_keeps_the_translations_and_the_japanese_outputs_of_unchanged_code():
+    nb = english()
+    ja = translated(nb)
+    ja.cells[1].outputs = [nbformat.v4.new_output("stream", text="チェックに合格\n")]
+    nb.cells.append(nbformat.v4.new_code_cell("y = 2", id="more"))
+    again = sync(nb, ja)
+    assert [c.source for c in again.cells] == ["# スニップ", "x = 1", "snip は先頭を残します。", "y = 2"]
+    assert again.cells[1].outputs[0].text == "チェックに合格\n"
+    assert differences(nb, again, NAME) == []
+
+
+def test_sync_takes_a_code_cell_the_english_changed_with_the_english_outputs():
+    nb = english()
+    ja = translated(nb)
+    ja.cells[1].outputs = [nbformat.v4.new_output("stream", text="古い出力\n")]
+    nb.cells[1].source = "x = 2"
+    again = sync(nb, ja)
+    assert again.cells[1].source == "x = 2" and again.cells[1].outputs == []
+    assert differences(nb, again, NAME) == []

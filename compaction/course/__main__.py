@@ -33,7 +33,7 @@ from compaction.course.commands import (
 )
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
-from compaction.course.translation import counterpart, english_notebooks, out_of_step, sync, translate
+from compaction.course.translation import apply, out_of_step, sync_all
 
 
 def _course_command(run: Callable[[Path], int]) -> int:
@@ -134,20 +134,17 @@ def _cmd_translation(args: argparse.Namespace) -> int:
     """status: what is out of step; sync: English code into ja; apply: a JSON of translations."""
     root = course_root()
     if args.action == "sync":
-        for path in english_notebooks(root):
-            other = counterpart(path, root)
-            before = nbformat.read(other, as_version=4) if other.is_file() else None
-            other.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(sync(nbformat.read(path, as_version=4), before), other)
+        sync_all(root)
     elif args.action == "apply":
         if len(args.files) != 2:
             print("error: translation apply JA_NOTEBOOK TEXTS.json", file=sys.stderr)
             return 2
-        target, texts = Path(args.files[0]), json.loads(Path(args.files[1]).read_text(encoding="utf-8"))
-        english = root / target.resolve().relative_to((root / "ja").resolve())
-        nb = nbformat.read(target, as_version=4)
-        translate(nbformat.read(english, as_version=4), nb, texts)
-        nbformat.write(nb, target)
+        try:
+            texts = json.loads(Path(args.files[1]).read_text(encoding="utf-8"))
+            apply(Path(args.files[0]), texts, root)
+        except (OSError, ValueError) as exc:  # a missing file, bad JSON, a cell id or notebook not found
+            print(f"error: {args.files[1]}: {exc}", file=sys.stderr)
+            return 2
     found = out_of_step(root)
     for line in found:
         print(line)

@@ -26,6 +26,10 @@ FOLDERS = ("notebooks", "solutions")  # translated by hand; exercises are genera
 KEY = "translation"
 
 
+class TranslationError(ValueError):
+    """A translation that cannot be written: names the notebook or the cell."""
+
+
 def source_hash(source: str) -> str:
     """The SHA-256 of a cell's source, as hex."""
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
@@ -36,9 +40,41 @@ def counterpart(english: Path, root: Path, language: str = "ja") -> Path:
     return root / EDITIONS[language] / english.resolve().relative_to(root.resolve())
 
 
+def original(translated: Path, root: Path, language: str = "ja") -> Path:
+    """The English notebook a translated one translates: ``ja/notebooks/x.ipynb`` -> ``notebooks/x.ipynb``."""
+    folder = (root / EDITIONS[language]).resolve()
+    try:
+        return root / translated.resolve().relative_to(folder)
+    except ValueError:
+        raise TranslationError(f"{translated}: not a notebook of the edition's folder {folder}") from None
+
+
 def english_notebooks(root: Path) -> list[Path]:
-    """Every English notebook that has a translation in each edition, in course order."""
+    """Every English notebook an edition translates (chapters and solutions), in course order."""
     return [p for folder in FOLDERS for p in sorted((root / folder).glob("*.ipynb"))]
+
+
+def sync_all(root: Path, language: str = "ja") -> None:
+    """Write each English notebook's counterpart: its code cells, and every translation kept."""
+    for path in english_notebooks(root):
+        other = counterpart(path, root, language)
+        before = nbformat.read(other, as_version=4) if other.is_file() else None
+        other.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(sync(nbformat.read(path, as_version=4), before), other)
+
+
+def apply(target: Path, texts: Mapping[str, str], root: Path, language: str = "ja") -> None:
+    """Write ``texts`` (English cell id -> translation) into the translated notebook ``target``."""
+    if not isinstance(texts, Mapping):
+        raise TranslationError(
+            f"the translations must be a JSON object of cell id -> text, not {type(texts).__name__}"
+        )
+    english = original(target, root, language)
+    if not english.is_file() or not target.is_file():
+        raise TranslationError(f"{target}: no such translated notebook, or no English {english}")
+    nb = nbformat.read(target, as_version=4)
+    translate(nbformat.read(english, as_version=4), nb, texts)
+    nbformat.write(nb, target)
 
 
 def _label(index: int, cell: nbformat.NotebookNode) -> str:
@@ -77,16 +113,25 @@ def differences(english: nbformat.NotebookNode, translated: nbformat.NotebookNod
 
 
 def sync(english: nbformat.NotebookNode, translated: nbformat.NotebookNode | None) -> nbformat.NotebookNode:
-    """A ja notebook with the English code cells and every translation ``translated`` has, by cell id."""
+    """A ja notebook with the English cells, keeping every translation and every unchanged code cell.
+
+    A translated markdown cell is kept by the English cell id it records; a code cell whose source is
+    still the English one keeps its Japanese outputs. A code cell the English changed comes with the
+    English outputs: re-execute the ja notebook after a sync that changed code.
+    """
     kept = {}
     for cell in translated.cells if translated is not None else []:
         record = cell.get("metadata", {}).get(KEY)
         if cell.cell_type == "markdown" and record:
             kept[record.get("of")] = cell
+        elif cell.cell_type == "code":
+            kept[cell.get("id")] = cell
     result = copy.deepcopy(english)
     for index, cell in enumerate(result.cells):
-        if cell.cell_type == "markdown" and cell.get("id") in kept:
-            result.cells[index] = copy.deepcopy(kept[cell.get("id")])
+        mine = kept.get(cell.get("id"))
+        if mine is not None and mine.cell_type == cell.cell_type:
+            if cell.cell_type == "markdown" or mine.source == cell.source:
+                result.cells[index] = copy.deepcopy(mine)
     if translated is not None:
         result.metadata = copy.deepcopy(translated.metadata)
     return result
@@ -100,11 +145,11 @@ def translate(
     for cell_id, text in texts.items():
         source = by_id.get(cell_id)
         if source is None or source.cell_type != "markdown":
-            raise KeyError(f"no English markdown cell with id {cell_id!r}")
+            raise TranslationError(f"no English markdown cell with id {cell_id!r}")
         index = english.cells.index(source)
-        target = translated.cells[index]
+        target = translated.cells[index] if index < len(translated.cells) else {}
         if target.get("id") != cell_id and target.get("metadata", {}).get(KEY, {}).get("of") != cell_id:
-            raise KeyError(
+            raise TranslationError(
                 f"cell {index} of the translation is not the counterpart of {cell_id!r}: sync first"
             )
         target.source = text
