@@ -237,3 +237,13 @@ def test_sync_takes_a_code_cell_the_english_changed_with_the_english_outputs():
     again = sync(nb, ja)
     assert again.cells[1].source == "x = 2" and again.cells[1].outputs == []
     assert differences(nb, again, NAME) == []
+
+
+def test_check_with_an_unknown_language_is_one_error_line_before_any_kernel(monkeypatch, capsys):
+    monkeypatch.setenv("COMPACTION_LANG", "fr")
+    assert main(["check", str(ROOT / "exercises/11_condense.ipynb")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("error: the COMPACTION_LANG variable: unknown language 'fr'")
+        and "Traceback" not in err
+    )

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from compaction.core.language import LANGUAGES, language, say, use_language
+from compaction.core.language import LANGUAGES, LanguageError, language, say, use_language
 from compaction.course.commands import (
     EXERCISE_FOLDERS,
     CourseError,
@@ -93,8 +93,9 @@ def _cmd_execute(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.path)
+    edition = language(start=path.resolve().parent)  # the notebook's edition speaks; a bad setting stops here
     nb = run_notebook(path, allow_errors=True)
-    with use_language(language(start=path.resolve().parent)):  # the notebook's edition speaks
+    with use_language(edition):
         return _print_checks(nb)
 
 
@@ -202,7 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if missing:
         parser.error(f"no such notebook: {', '.join(missing)}")
-    return args.run(args)
+    try:
+        return args.run(args)
+    except LanguageError as exc:  # COMPACTION_LANG or a .course-language file names no known language
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
