@@ -186,6 +186,17 @@ def test_bash_timeout_kills_the_process_group_and_says_so(tmp_path):
     assert not (tmp_path / "late.txt").exists()
 
 
+def test_without_a_pidfd_the_exit_code_and_the_timeout_are_the_same(tmp_path, monkeypatch):
+    """Where os.pidfd_open is missing (not Linux), waiting falls back to Popen's own polling."""
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    ws = Workspace(tmp_path, timeout=0.5)
+    failed = call(ws, "bash", command="echo out; exit 3")
+    assert failed["is_error"] is True and failed["content"] == "out\n\n[exit code 3]"
+    killed = call(ws, "bash", command="(sleep 30; touch late.txt) & echo started; wait")
+    assert killed["content"] == "started\n\n[killed: the command ran longer than 0.5 s]"
+    assert not (tmp_path / "late.txt").exists()
+
+
 def test_bash_output_is_capped_with_a_note_of_what_was_cut(ws):
     result = call(ws, "bash", command="python -c \"print('x' * 100000)\"")
     assert len(result["content"]) < OUTPUT_CAP + 200

@@ -134,7 +134,8 @@ def _message(role: str, content: tuple) -> Message:
 
 def blocks(message: Mapping[str, Any]) -> list[Block]:
     """The content of a message as a list of blocks (a string becomes one text block)."""
-    _require_message(message, "blocks")
+    if type(message) is not dict:  # the common case skips the (slower) Mapping check
+        _require_message(message, "blocks")
     content = message.get("content")
     if isinstance(content, str):
         return [text(content)] if content else []

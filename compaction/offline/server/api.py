@@ -20,8 +20,10 @@ Deliberately left out: streaming, batches, images' real token cost, extended thi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from compaction.core.messages import blocks
@@ -56,12 +58,35 @@ def _key(value: Any) -> bytes:
 
 
 class TokenCounts:
-    """Token counts of requests, each distinct message (and tools list) counted only once."""
+    """Token counts of requests, each distinct message (and tools list) counted only once.
+
+    Inside ``one_request()`` a message object's digest is computed once however often the request's
+    checks count it (the objects are held until the request ends, so an id is never reused).
+    """
 
     def __init__(self, limit: int = 50_000):
         self._counts: dict[bytes, int] = {}  # digest of a message or of (system, tools) -> tokens
         self._limit = limit
         self._lock = threading.Lock()
+        self._request = threading.local()  # .seen: id(message) -> (message, digest), per server thread
+
+    @contextlib.contextmanager
+    def one_request(self) -> Iterator[None]:
+        """Remember each message's digest by identity until the block ends (one request's work)."""
+        self._request.seen = {}
+        try:
+            yield
+        finally:
+            self._request.seen = None
+
+    def _message_key(self, message: dict) -> bytes:
+        seen = getattr(self._request, "seen", None)
+        if seen is None:
+            return _key(message)
+        hit = seen.get(id(message))
+        if hit is None:
+            hit = seen[id(message)] = (message, _key(message))
+        return hit[1]
 
     def _cached(self, key: bytes, compute) -> int:
         hit = self._counts.get(key)
@@ -83,7 +108,7 @@ class TokenCounts:
 
     def message(self, message: dict) -> int:
         """The tokens of one message."""
-        return self._cached(_key(message), lambda: estimate_tokens([message], "tiktoken"))
+        return self._cached(self._message_key(message), lambda: estimate_tokens([message], "tiktoken"))
 
     def count(self, messages: list, system: str | None = None, tools: list | None = None) -> int:
         """The same figure as ``estimate_tokens(messages, "tiktoken", system=, tools=)``."""
@@ -154,6 +179,17 @@ def create(
     With ``compaction`` the answer is an on-demand compaction (``on_demand``); with ``diagnostics``
     it says why the prefix of the named earlier request could not be reused (``diagnostics``).
     """
+    with counts.one_request():
+        return _create(counts, cache, body, headers, fingerprints)
+
+
+def _create(
+    counts: TokenCounts,
+    cache: PromptCache,
+    body: Any,
+    headers: Any,
+    fingerprints: diagnostics.Fingerprints | None,
+) -> dict:
     config(headers)
     request = checked(body, headers, create=True)
     wants, previous = diagnostics.previous_id(body)

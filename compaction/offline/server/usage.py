@@ -29,6 +29,12 @@ def zero_usage() -> dict:
     }
 
 
+def _as_blocks(message: dict) -> bool:
+    """Whether a message's content is already its list of blocks (it can then be used as it is)."""
+    content = message.get("content")
+    return isinstance(content, list) and all(isinstance(b, dict) for b in content)
+
+
 def cached_usage(
     cache: PromptCache,
     request: Request,
@@ -45,7 +51,7 @@ def cached_usage(
         if last:
             marked = {**last[-1], "cache_control": request.auto_cache}
             view = view[:-1] + [{**view[-1], "content": last[:-1] + [marked]}]
-    shown = [{**m, "content": blocks(m)} for m in view]
+    shown = [m if _as_blocks(m) else {**m, "content": blocks(m)} for m in view]
     prefix = Prefix(model, request.tools, request.system_blocks, shown, scope)
     starts = [head]  # tokens before each message
     for message in shown:
