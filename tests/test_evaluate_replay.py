@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import re
 
+import anthropic
 import pytest
 
 from compaction.__main__ import main
+from compaction.agent.backend import DEFAULT_MODEL, connect
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
 from compaction.evaluate.compare import Session, goal, headline, losses, run
 from compaction.evaluate.probes import Probe, save_probes
 from compaction.evaluate.replay.engine import replay_messages
-from compaction.evaluate.replay.turns import keep_final, replay_offline, turn_slices
+from compaction.evaluate.replay.turns import _refusal, keep_final, replay_offline, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
 
 
@@ -180,3 +182,12 @@ def test_asking_the_model_needs_the_real_api(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("COMPACTION_BACKEND", raising=False)
     assert main(["evaluate", "--quick", "--ask-model"]) == 2
     assert "--ask-model needs the real API" in capsys.readouterr().err  # errors on stderr
+
+
+def test_a_refusal_by_the_api_is_told_in_the_apis_words_not_the_sdks_error_repr():
+    client = connect(context_window=1_000)
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(model=DEFAULT_MODEL, max_tokens=16, messages=[user("word " * 3_000)])
+    reason = _refusal(caught.value)
+    assert re.fullmatch(r"prompt is too long: \d+ tokens > 1000 maximum", reason), reason
+    assert _refusal(RuntimeError("the server went away")) == "the server went away"

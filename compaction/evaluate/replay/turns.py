@@ -230,7 +230,10 @@ def _refusal(error: BaseException) -> str:
     """Why the live run stopped, in one line: the failure's reason, or the API's refusal."""
     if isinstance(error, SummaryFailed):
         return error.reason
-    return " ".join(str(error).split())[:200]
+    body = getattr(error, "body", None)  # an API error: its own words, not "Error code: 400 - {...}"
+    detail = body.get("error") if isinstance(body, dict) else None
+    message = detail.get("message") if isinstance(detail, dict) else None
+    return " ".join(str(message or error).split())[:200]
 
 
 @dataclass(frozen=True)
