@@ -33,7 +33,7 @@ TOP = len(TIERS)  # compaction/__init__.py and compaction/__main__.py: the entry
 TOP_LEVEL = {"__init__", "__main__"}
 OFFLINE_MAY_IMPORT = {TIERS.index("core"), TIERS.index("offline")}
 # imported inside a function on purpose: the package works without them (a warning, or a static view)
-OPTIONAL = {"tiktoken", "httpx", "httpx2", "ipywidgets"}
+OPTIONAL = {"tiktoken", "httpx", "httpx2", "ipywidgets", "ipykernel"}  # ipykernel: the course extra
 
 
 def module_name(path: Path) -> str:

@@ -10,8 +10,9 @@ and ``ja/solutions/``, on ``workers`` pytest-xdist processes:
 ``--dist loadfile`` keeps a notebook's cells in one kernel and a test module's fixtures on one
 worker. Both always use the offline model. Both run in the course's
 folder (the one holding ``notebooks/`` and ``pyproject.toml``), with their temporary files in one
-run folder (``compaction.course.scratch``). Deliberately left out: creating ``.venv`` and installing
-the package, which make does, and the README shows for a machine without make.
+run folder (``compaction.course.scratch``); ``test``'s kernels are forked from one process that has
+imported the SDK (``compaction.course.warm_kernels``). Deliberately left out: creating ``.venv`` and
+installing the package, which make does, and the README shows for a machine without make.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import zmq
 
 from compaction.core.language import LANGUAGES, VARIABLE, locale_language
 from compaction.course.scratch import run_folder, temp_env
+from compaction.course.warm_kernels import warm_kernels
 
 LAB_CONFIG = Path(".jupyter") / "jupyter_lab_config.py"
 FIRST_CHAPTER = "notebooks/00_welcome.ipynb"
@@ -100,9 +102,9 @@ def run_tests(root: Path, workers: int = 2) -> int:
     missing = missing_tools()
     if missing:
         raise CourseError(f"missing test tools {', '.join(missing)}: pip install -e '.[course,test]'")
-    with run_folder() as folder:
+    with run_folder() as folder, warm_kernels(folder, offline_env(folder)) as env:
         for command in test_commands(root, workers):
-            code = subprocess.run(command, cwd=root, env=offline_env(folder), check=False).returncode
+            code = subprocess.run(command, cwd=root, env=env, check=False).returncode
             if code:
                 return code
     return 0

@@ -1,0 +1,293 @@
+"""Kernels forked from a warm process, so a test run's hundred kernels import the SDK once.
+
+Every notebook nbval checks starts a fresh kernel, and almost every first cell imports the SDK
+(``import anthropic``: 2-3 s of CPU, ~3,400 modules) and loads the cl100k tokenizer (~0.7 s). In a
+test run (``python -m compaction.course test``) a *warm* process imports those once and waits on a
+Unix socket; the run's kernelspec (``python3``, found first through ``JUPYTER_PATH``) starts a small
+launcher instead of ``ipykernel_launcher``, which hands the warm process its arguments, working
+folder, environment and standard streams; the warm process forks, and the child becomes that kernel:
+a fresh process with the modules already imported and nothing else shared. The launcher stands in
+for the kernel towards Jupyter: it forwards signals (interrupt), exits with the kernel's exit code,
+and when it is killed the warm process kills the kernel.
+
+Without the warm process (its socket gone, not POSIX, a plain ``pytest`` or ``make lab``) the
+launcher becomes ``python -m ipykernel_launcher`` itself, so a kernel is the same either way.
+Deliberately left out: matplotlib and the package's own modules are not imported ahead (their
+settings come from the kernel's environment), and the warm process serves one run only.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+
+from compaction.core.tokens import encoding
+
+VARIABLE = "COMPACTION_WARM_KERNELS"  # the warm process's socket, for the launchers
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+AHEAD = ("anthropic", "ipykernel.kernelapp", "tiktoken")  # what every kernel would import anyway
+MAX_FOLDER = 80  # characters: the socket's folder, with "warm-xxxxxxxx/warm.sock", under the ~104 allowed
+STARTUP_SECONDS = 60  # the warm process's imports; a run that waits longer goes on without it
+
+
+def available() -> bool:
+    """Whether this platform can fork warm kernels (POSIX with Unix sockets)."""
+    return hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "CMSG_LEN")
+
+
+def kernelspec(folder: Path) -> Path:
+    """Write the run's ``python3`` kernelspec (the launcher) under ``folder``; the folder for JUPYTER_PATH."""
+    spec = folder / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "compaction.course.warm_kernels", "launch", "-f", "{connection_file}"]
+    description = {"argv": argv, "display_name": "Python 3 (ipykernel)", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(description, indent=1))
+    return folder / "jupyter"
+
+
+@contextlib.contextmanager
+def warm_kernels(folder: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """Start the warm process for one run; yield ``env`` with the kernelspec and socket set; stop it."""
+    if not available():
+        yield env
+        return
+    home = Path(tempfile.mkdtemp(prefix="warm-", dir=_short(folder)))
+    path = home / "warm.sock"
+    env = {**env, VARIABLE: str(path)}
+    env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernelspec(folder)), env.get("JUPYTER_PATH")]))
+    command = [sys.executable, "-m", "compaction.course.warm_kernels", "serve", str(path)]
+    warm = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not path.exists() and warm.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not path.exists():
+            print("warm kernels: the warm process did not start; every kernel imports the SDK itself")
+        yield env  # launchers that cannot reach the socket start an ordinary kernel
+    finally:
+        warm.terminate()
+        try:
+            warm.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            warm.kill()
+            warm.wait()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _short(folder: Path) -> Path:
+    """``folder``, or the system's /tmp when a socket path in it would pass the ~100-byte Unix limit."""
+    if len(str(folder)) < MAX_FOLDER or not Path("/tmp").is_dir():
+        return folder
+    return Path("/tmp")
+
+
+# ---------------------------------------------------------------- the launcher (one per kernel)
+
+
+def launch(args: list[str]) -> int:
+    """Be the kernel ``args`` describes: forked by the warm process if it answers, else an ordinary one."""
+    path = os.environ.get(VARIABLE)
+    connection = _connect(path) if path else None
+    if connection is None:
+        os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *args])
+    request = json.dumps({"args": args, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    fds = array.array("i", [0, 1, 2])
+    connection.sendmsg(
+        [struct.pack("!I", len(request)), request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())]
+    )
+    lines = connection.makefile("r")
+    answer = lines.readline()
+    if not answer.startswith("pid "):  # refused: an ordinary kernel, as if there were no warm process
+        connection.close()
+        os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *args])
+    pid = int(answer.split()[1])
+    for signum in FORWARDED:
+        signal.signal(signum, lambda s, _frame: _forward(pid, s))
+    for line in lines:
+        if line.startswith("exit "):
+            return int(line.split()[1])
+    return 1  # the warm process went away: the kernel went with it
+
+
+def _connect(path: str) -> socket.socket | None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+    except OSError:
+        connection.close()
+        return None
+    return connection
+
+
+def _forward(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signum)
+
+
+# ---------------------------------------------------------------- the warm process (one per run)
+
+
+def serve(path: str) -> None:
+    """Import ``AHEAD``, then fork a kernel for each launcher that connects to ``path``, until stopped."""
+    for name in AHEAD:
+        __import__(name)
+    encoding()  # cl100k, loaded once for every kernel
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".tmp")
+    os.replace(path + ".tmp", path)  # the socket appears only once it can be used
+    listener.listen(64)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    chosen = selectors.DefaultSelector()
+    chosen.register(listener, selectors.EVENT_READ)
+    kernels: dict[int, socket.socket] = {}  # pid -> its launcher's connection
+    try:
+        while True:
+            for key, _ in chosen.select(timeout=0.05):
+                if key.fileobj is listener:
+                    connection, _ = listener.accept()
+                    pid = _fork_kernel(connection, [listener, chosen, *kernels.values()])
+                    if pid is None:
+                        connection.close()
+                        continue
+                    kernels[pid] = connection
+                    chosen.register(connection, selectors.EVENT_READ, pid)
+                elif not key.fileobj.recv(1):  # the launcher is gone (killed): so goes its kernel
+                    chosen.unregister(key.fileobj)
+                    _forward(key.data, signal.SIGKILL)
+            _reap(kernels, chosen)
+    finally:
+        for pid in kernels:
+            _forward(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _reap(kernels: dict[int, socket.socket], chosen: selectors.BaseSelector) -> None:
+    """Tell each finished kernel's launcher its exit code."""
+    while kernels:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        connection = kernels.pop(pid, None)
+        if connection is None:
+            continue
+        with contextlib.suppress(OSError):
+            code = os.waitstatus_to_exitcode(status)
+            connection.sendall(f"exit {code if code >= 0 else 128 - code}\n".encode())
+        with contextlib.suppress(KeyError, ValueError):
+            chosen.unregister(connection)
+        connection.close()
+
+
+def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
+    """Read one launcher's request and fork its kernel; the child's pid (None for a bad request).
+
+    ``theirs``: what the warm process holds open (its socket, the other launchers' connections),
+    closed in the child so a kernel keeps nothing of the others.
+    """
+    try:
+        head, fds = _receive(connection, 4)
+        request = json.loads(_exactly(connection, struct.unpack("!I", head)[0]))
+    except (OSError, ValueError, struct.error):
+        return None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        for fd in fds:
+            os.close(fd)
+        connection.sendall(f"pid {pid}\n".encode())
+        return pid
+    for held in (*theirs, connection):
+        with contextlib.suppress(OSError):
+            held.close()
+    _become_kernel(request, fds)  # never returns
+
+
+def _receive(connection: socket.socket, size: int) -> tuple[bytes, list[int]]:
+    space = socket.CMSG_LEN(3 * array.array("i").itemsize)
+    data, ancillary, _, _ = connection.recvmsg(size, space)
+    fds = array.array("i")
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+    if len(fds) != 3:
+        raise ValueError("a launcher sends its three standard streams")
+    return data + _exactly(connection, size - len(data)), list(fds)
+
+
+def _exactly(connection: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            raise ValueError("the launcher hung up")
+        data += chunk
+    return data
+
+
+def _become_kernel(request: dict, fds: list[int]) -> None:
+    """In the forked child: take the launcher's streams, folder and environment, and run ipykernel."""
+    code = 1
+    try:
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.setsid()  # its own group: a signal to the warm process's group never reaches it
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None  # found again from the kernel's own TMPDIR
+        sys.argv = ["ipykernel_launcher", *request["args"]]
+        if os.environ.get("JPY_PARENT_PID"):  # read at ipykernel's import, which was the warm process's
+            sys.argv.append(f"--IPKernelApp.parent_handle={int(os.environ['JPY_PARENT_PID'])}")
+        sys.path[0] = request["cwd"]  # as `python -m` puts the working folder first
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # noqa: BLE001 - the kernel's failure goes to its stderr, as an ordinary one's
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(BaseException):
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def main(argv: list[str]) -> int:
+    """``launch ARGS...`` (the kernelspec's command) or ``serve SOCKET`` (the warm process)."""
+    if argv[:1] == ["launch"]:
+        return launch(argv[1:])
+    if len(argv) == 2 and argv[0] == "serve":
+        serve(argv[1])
+        return 0
+    print("usage: python -m compaction.course.warm_kernels launch -f CONNECTION_FILE | serve SOCKET")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,127 @@
+"""Kernels forked from the warm process: the same kernel as an ordinary one, with the SDK imported.
+
+Each test starts real kernels through the run's kernelspec, as nbval does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from compaction.course.warm_kernels import VARIABLE, available, kernelspec, main, warm_kernels
+
+pytestmark = pytest.mark.skipif(not available(), reason="forking warm kernels needs POSIX")
+
+PROBE = (
+    "import json, os, sys, tempfile\n"
+    "print(json.dumps({'warm': 'anthropic' in sys.modules, 'cwd': os.getcwd(), 'path0': sys.path[0],"
+    " 'only_here': os.environ.get('ONLY_FOR_THIS_KERNEL'), 'tmp': tempfile.gettempdir(),"
+    " 'pid': os.getpid()}))"
+)
+
+
+def run(kc, code: str, timeout: float = 60) -> tuple[str, dict]:
+    """Execute ``code``; (its stdout, the reply's content)."""
+    out = []
+    reply = kc.execute_interactive(
+        code, timeout=timeout, output_hook=lambda m: out.append(m["content"].get("text", ""))
+    )
+    return "".join(out), reply["content"]
+
+
+@pytest.fixture
+def kernel_env(tmp_path, monkeypatch):
+    """This process's environment as a test run's: the run's kernelspec first, the warm process up."""
+    # without tiktoken's cache variable the warm process asks tempfile for its folder, which a
+    # kernel must not inherit (it has a TMPDIR of its own)
+    base = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR")}
+    with warm_kernels(tmp_path, base) as env:
+        for name in ("JUPYTER_PATH", VARIABLE):
+            monkeypatch.setenv(name, env[name])
+        yield env
+
+
+def start(cwd, **env):
+    """A kernel through the ``python3`` kernelspec, as nbval starts one, with ``env`` added."""
+    return start_new_kernel(kernel_name="python3", cwd=str(cwd), env={**os.environ, **env})
+
+
+def test_a_warm_kernel_has_the_sdk_imported_and_its_own_folder_environment_and_temp(kernel_env, tmp_path):
+    folder = tmp_path / "chapter"
+    folder.mkdir()
+    km, kc = start(folder, ONLY_FOR_THIS_KERNEL="yes", TMPDIR=str(folder))
+    try:
+        seen = json.loads(run(kc, PROBE)[0])
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert seen["warm"] is True, "the kernel imported the SDK itself: it was not forked warm"
+    assert seen["cwd"] == str(folder) and seen["path0"] == str(folder)
+    assert seen["only_here"] == "yes"
+    assert seen["tmp"] == str(folder), "tempfile kept the warm process's folder"
+
+
+def test_without_the_warm_process_the_launcher_is_an_ordinary_kernel(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_PATH", str(kernelspec(tmp_path)))
+    monkeypatch.setenv(VARIABLE, str(tmp_path / "no-such.sock"))
+    km, kc = start(tmp_path)
+    try:
+        seen = json.loads(run(kc, PROBE)[0])
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert seen["warm"] is False and seen["cwd"] == str(tmp_path)
+
+
+def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
+    km, kc = start(tmp_path)
+    try:
+        kc.execute("import time; time.sleep(60)")
+        time.sleep(1)  # let the cell start
+        km.interrupt_kernel()
+        reply = kc.get_shell_msg(timeout=30)["content"]
+        after = run(kc, "print(6 * 7)")[0]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply
+    assert after.strip() == "42", "the kernel should live on after an interrupt"
+
+
+def test_killing_the_launcher_kills_its_kernel_and_an_exit_code_comes_back(kernel_env, tmp_path):
+    km, kc = start(tmp_path)
+    pid = json.loads(run(kc, PROBE)[0])["pid"]
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)  # SIGKILL to the launcher's group, never the kernel itself
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the kernel outlived its launcher"
+
+    km, kc = start(tmp_path)
+    kc.execute("import os; os._exit(3)")
+    deadline = time.monotonic() + 10
+    while km.provisioner.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    kc.stop_channels()
+    assert km.provisioner.process.returncode == 3
+    km.cleanup_resources()
+
+
+def test_a_wrong_command_line_says_how_to_use_it(capsys):
+    assert main(["serve"]) == 2
+    assert "usage:" in capsys.readouterr().out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")  # Linux: a zombie (exited, not yet reaped) still answers kill(0)
+    return not stat.exists() or stat.read_text().split(") ", 1)[1][0] != "Z"
