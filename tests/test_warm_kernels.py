@@ -81,10 +81,13 @@ def test_without_the_warm_process_the_launcher_is_an_ordinary_kernel(tmp_path, m
 def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:
-        kc.execute("import time; time.sleep(60)")
+        asked = kc.execute("import time; time.sleep(60)")
         time.sleep(1)  # let the cell start
         km.interrupt_kernel()
-        reply = kc.get_shell_msg(timeout=30)["content"]
+        reply = {}
+        while not reply:  # skip any earlier reply still queued (kernel_info, on a loaded machine)
+            message = kc.get_shell_msg(timeout=30)
+            reply = message["content"] if message["parent_header"].get("msg_id") == asked else {}
         after = run(kc, "print(6 * 7)")[0]
     finally:
         kc.stop_channels()

@@ -51,12 +51,18 @@ def available() -> bool:
 
 
 def kernelspec(folder: Path) -> Path:
-    """Write the run's ``python3`` kernelspec (the launcher) under ``folder``; the folder for JUPYTER_PATH."""
+    """Write the run's ``python3`` kernelspec (ipykernel's own, the launcher as its command) under ``folder``.
+
+    The folder to put first on JUPYTER_PATH. ipykernel's metadata comes along: its
+    ``supported_encryption`` is what lets a kernel manager give the kernel CurveZMQ keys.
+    """
+    from ipykernel.kernelspec import write_kernel_spec
+
     spec = folder / "jupyter" / "kernels" / "python3"
-    spec.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(spec, ignore_errors=True)
+    spec.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "compaction.course.warm_kernels", "launch", "-f", "{connection_file}"]
-    description = {"argv": argv, "display_name": "Python 3 (ipykernel)", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(description, indent=1))
+    write_kernel_spec(spec, overrides={"argv": argv})
     return folder / "jupyter"
 
 
