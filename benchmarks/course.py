@@ -2,7 +2,8 @@
 
 Notebooks run with nbclient in their own folder, as nbval runs them, one after the other; their sum
 is a row. The nbval run is the part of ``make test`` that checks notebooks, with the same options
-(two pytest-xdist processes), timed from outside. Quick mode times the first two chapters only.
+(two pytest-xdist processes, kernels forked warm), timed from outside. Quick mode times the first
+two chapters only.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import time
 from pathlib import Path
 
 from compaction.course.commands import notebooks as course_notebooks
-from compaction.course.commands import pytest_command
+from compaction.course.commands import offline_env, pytest_command
 from compaction.course.notebooks import run_notebook
+from compaction.course.scratch import run_folder
+from compaction.course.warm_kernels import warm_kernels
 
 from .tables import table
 
@@ -36,10 +39,15 @@ def time_notebook(path: Path) -> float:
 
 
 def time_nbval(paths: list[Path]) -> tuple[float, int]:
-    """Seconds for the strict nbval run over ``paths`` as ``make test`` runs it, and its exit code."""
+    """Seconds for the strict nbval run over ``paths`` as ``make test`` runs it, and its exit code.
+
+    As there, in a run folder with the kernels forked warm (``compaction.course.warm_kernels``); the
+    rows above start each kernel the ordinary way, as a learner's JupyterLab does.
+    """
     cmd = pytest_command(WORKERS, [str(p.relative_to(ROOT)) for p in paths], nbval=True)
     start = time.perf_counter()
-    code = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False).returncode
+    with run_folder() as folder, warm_kernels(folder, offline_env(folder)) as env:
+        code = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, check=False).returncode
     return time.perf_counter() - start, code
 
 
