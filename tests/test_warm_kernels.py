@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -114,6 +115,21 @@ def test_killing_the_launcher_kills_its_kernel_and_an_exit_code_comes_back(kerne
     kc.stop_channels()
     assert km.provisioner.process.returncode == 3
     km.cleanup_resources()
+
+
+def test_a_launcher_that_connects_and_sends_nothing_holds_up_no_other_kernel(kernel_env, tmp_path):
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.connect(kernel_env[VARIABLE])
+    try:
+        km, kc = start(tmp_path)
+        try:
+            seen = json.loads(run(kc, PROBE)[0])
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+    finally:
+        silent.close()
+    assert seen["warm"] is True
 
 
 def test_a_wrong_command_line_says_how_to_use_it(capsys):

@@ -42,6 +42,7 @@ VARIABLE = "COMPACTION_WARM_KERNELS"  # the warm process's socket, for the launc
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 AHEAD = ("anthropic", "ipykernel.kernelapp", "tiktoken")  # what every kernel would import anyway
 MAX_FOLDER = 80  # characters: the socket's folder, with "warm-xxxxxxxx/warm.sock", under the ~104 allowed
+REQUEST_SECONDS = 5  # for a connected launcher to send its request
 STARTUP_SECONDS = 60  # the warm process's imports; a run that waits longer goes on without it
 
 
@@ -209,11 +210,13 @@ def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
     ``theirs``: what the warm process holds open (its socket, the other launchers' connections),
     closed in the child so a kernel keeps nothing of the others.
     """
+    connection.settimeout(REQUEST_SECONDS)  # a launcher that never sends must not hold up the others
     try:
         head, fds = _receive(connection, 4)
         request = json.loads(_exactly(connection, struct.unpack("!I", head)[0]))
     except (OSError, ValueError, struct.error):
         return None
+    connection.settimeout(None)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
