@@ -52,15 +52,20 @@ def start(cwd, **env):
     return start_new_kernel(kernel_name="python3", cwd=str(cwd), env={**os.environ, **env})
 
 
-def test_a_warm_kernel_has_the_sdk_imported_and_its_own_folder_environment_and_temp(kernel_env, tmp_path):
-    folder = tmp_path / "chapter"
-    folder.mkdir()
-    km, kc = start(folder, ONLY_FOR_THIS_KERNEL="yes", TMPDIR=str(folder))
+def probe(cwd, **env) -> dict:
+    """Start a kernel, run ``PROBE`` in it, shut it down: what it saw."""
+    km, kc = start(cwd, **env)
     try:
-        seen = json.loads(run(kc, PROBE)[0])
+        return json.loads(run(kc, PROBE)[0])
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_warm_kernel_has_the_sdk_imported_and_its_own_folder_environment_and_temp(kernel_env, tmp_path):
+    folder = tmp_path / "chapter"
+    folder.mkdir()
+    seen = probe(folder, ONLY_FOR_THIS_KERNEL="yes", TMPDIR=str(folder))
     assert seen["warm"] is True, "the kernel imported the SDK itself: it was not forked warm"
     assert seen["cwd"] == str(folder) and seen["path0"] == str(folder)
     assert seen["only_here"] == "yes"
@@ -70,12 +75,7 @@ def test_a_warm_kernel_has_the_sdk_imported_and_its_own_folder_environment_and_t
 def test_without_the_warm_process_the_launcher_is_an_ordinary_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(kernelspec(tmp_path)))
     monkeypatch.setenv(VARIABLE, str(tmp_path / "no-such.sock"))
-    km, kc = start(tmp_path)
-    try:
-        seen = json.loads(run(kc, PROBE)[0])
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
+    seen = probe(tmp_path)
     assert seen["warm"] is False and seen["cwd"] == str(tmp_path)
 
 
@@ -121,12 +121,7 @@ def test_a_launcher_that_connects_and_sends_nothing_holds_up_no_other_kernel(ker
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     silent.connect(kernel_env[VARIABLE])
     try:
-        km, kc = start(tmp_path)
-        try:
-            seen = json.loads(run(kc, PROBE)[0])
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
+        seen = probe(tmp_path)
     finally:
         silent.close()
     assert seen["warm"] is True
