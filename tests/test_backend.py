@@ -7,6 +7,7 @@ an error message; a missing key is reported by naming the variable to set.
 from __future__ import annotations
 
 import logging
+import ssl
 
 import anthropic
 import pytest
@@ -18,6 +19,7 @@ from compaction.agent.backend import (
     backend_name,
     connect,
     default_model,
+    tls_context,
 )
 from compaction.core.messages import user
 from compaction.offline import shared_server
@@ -36,6 +38,20 @@ def test_the_default_client_is_a_real_sdk_client_on_loopback(no_backend_env):
     assert isinstance(client, anthropic.Anthropic)
     assert str(client.base_url).startswith("http://127.0.0.1:")
     assert str(client.base_url).rstrip("/") == shared_server().url
+
+
+def test_offline_clients_share_one_tls_context_and_each_still_answers(no_backend_env, monkeypatch):
+    made = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: made.append(1) or real(*a, **k))
+    tls_context.cache_clear()
+    clients = [connect(context_window=8_000) for _ in range(3)]
+    assert len(made) == 1, f"{len(made)} TLS contexts for 3 clients"
+    for client in clients:
+        reply = client.messages.create(
+            model=default_model(), max_tokens=50, messages=[{"role": "user", "content": "hi"}]
+        )
+        assert reply.content
 
 
 def test_the_offline_key_does_not_look_like_a_real_key(no_backend_env):

@@ -60,6 +60,32 @@ def test_tiktoken_counts_with_cl100k():
     assert tokens.encoding().encode("hello world") == [15339, 1917]
 
 
+def test_a_text_counted_again_comes_from_memory_with_the_same_count():
+    class Counting:
+        def __init__(self):
+            self.calls = 0
+
+        def encode(self, value, disallowed_special=()):
+            self.calls += 1
+            return tokens.encoding().encode(value, disallowed_special=disallowed_special)
+
+    enc, recent = Counting(), tokens._RecentCounts(characters=10_000)
+    first = [recent.count(enc, text) for text in (PROSE, JSON_TEXT, PROSE, JSON_TEXT)]
+    assert first == [count_text(PROSE, "tiktoken"), count_text(JSON_TEXT, "tiktoken")] * 2
+    assert enc.calls == 2
+
+
+def test_remembered_texts_stay_within_their_character_bound_oldest_out_first():
+    enc, recent = tokens.encoding(), tokens._RecentCounts(characters=80)
+    for word in ("alpha", "bravo", "charlie", "delta"):
+        recent.count(enc, word * 2)  # 10 or 14 characters: a text over 80 // 8 = 10 is not kept
+    assert list(recent._counts) == ["alphaalpha", "bravobravo", "deltadelta"]
+    for n in range(20):
+        recent.count(enc, f"{n:02d}" * 4)  # 8 characters each: the newest 10 fill the 80
+    assert list(recent._counts) == [f"{n:02d}" * 4 for n in range(10, 20)]
+    assert recent._held == 80
+
+
 def test_chars_over_four_overcounts_english_prose():
     assert count_text(PROSE, "chars") > count_text(PROSE, "tiktoken")
 

@@ -26,7 +26,9 @@ import json
 import math
 import os
 import tempfile
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -37,6 +39,7 @@ METHODS = ("chars", "tiktoken")
 MESSAGE_OVERHEAD = 4  # tokens the API spends on a message's role and framing, roughly
 IMAGE_TOKENS = 1_600  # a flat guess for an image or document block
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+REMEMBERED_CHARACTERS = 8_000_000  # how much recently counted text ``count_text`` keeps, by length
 
 
 def message_text(message: Mapping[str, Any]) -> str:
@@ -83,6 +86,39 @@ def encoding():
     return None
 
 
+class _RecentCounts:
+    """cl100k counts of recently counted texts, least recently used out first, bounded by their length.
+
+    A harness re-counts the same messages turn after turn (every estimate walks the whole list), and
+    BPE costs far more than looking a string up; the bound keeps memory flat on any session.
+    """
+
+    def __init__(self, characters: int) -> None:
+        self.characters, self._held = characters, 0
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()  # the offline server counts from its own threads
+
+    def count(self, enc: Any, value: str) -> int:
+        """The number of cl100k tokens in ``value``, from memory when it was counted lately."""
+        with self._lock:
+            known = self._counts.get(value)
+            if known is not None:
+                self._counts.move_to_end(value)
+                return known
+        counted = len(enc.encode(value, disallowed_special=()))
+        if len(value) <= self.characters // 8:
+            with self._lock:
+                if value not in self._counts:
+                    self._counts[value] = counted
+                    self._held += len(value)
+                while self._held > self.characters:
+                    self._held -= len(self._counts.popitem(last=False)[0])
+        return counted
+
+
+_recent = _RecentCounts(REMEMBERED_CHARACTERS)
+
+
 def count_text(value: str, method: str = "chars") -> int:
     """Tokens in a string: ``"chars"`` is ceil(len/4), ``"tiktoken"`` is cl100k."""
     if not isinstance(value, str):
@@ -90,7 +126,7 @@ def count_text(value: str, method: str = "chars") -> int:
     if method == "tiktoken":
         enc = encoding()
         if enc is not None:
-            return len(enc.encode(value, disallowed_special=()))
+            return _recent.count(enc, value)
     elif method != "chars":
         raise ValueError(f"method must be one of {METHODS}, not {method!r}")
     return math.ceil(len(value) / 4)
