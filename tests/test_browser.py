@@ -117,6 +117,11 @@ RUN_ALL = """async () => {
 }"""
 
 
+SHUT_DOWN = """async () => {
+  await window.jupyterapp.shell.currentWidget.sessionContext.shutdown();
+}"""
+
+
 @contextlib.contextmanager
 def chromium():
     """Debian's chromium under Playwright, closed whatever happens."""
@@ -146,69 +151,85 @@ def open_and_run(browser, base: str, token: str, notebook: str):
     return page
 
 
+@contextlib.contextmanager
+def running(browser, base: str, token: str, notebook: str):
+    """The notebook running (``open_and_run``); then its kernel shut down and the page closed."""
+    page = open_and_run(browser, base, token, notebook)
+    try:
+        yield page
+    finally:
+        with contextlib.suppress(Exception):  # a failed test's page may be gone already
+            page.evaluate(SHUT_DOWN)
+        page.close()
+
+
 def run_chapter_and_click_show_more(browser, base: str, token: str, notebook: str, screenshot: Path):
     """Open a notebook, run all, click the first "show more": rows before, after, news pop-ups seen."""
-    page = open_and_run(browser, base, token, notebook)
-    widget = page.locator(LIST, has=page.get_by_role("button", name=SHOW_MORE)).first
-    widget.wait_for(timeout=45_000)
-    widget.scroll_into_view_if_needed()
-    view = widget.element_handle()  # pinned: once all rows show, its button disappears
-    before = len(view.query_selector_all(ROW))
-    view.query_selector("button").click()
-    page.wait_for_function(
-        "([view, row, n]) => view.querySelectorAll(row).length !== n", arg=[view, ROW, before]
-    )
-    after = len(view.query_selector_all(ROW))
-    news = page.get_by_text("official Jupyter news").count()
-    screenshot.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(screenshot))
-    return before, after, news
+    with running(browser, base, token, notebook) as page:
+        widget = page.locator(LIST, has=page.get_by_role("button", name=SHOW_MORE)).first
+        widget.wait_for(timeout=45_000)
+        widget.scroll_into_view_if_needed()
+        view = widget.element_handle()  # pinned: once all rows show, its button disappears
+        before = len(view.query_selector_all(ROW))
+        view.query_selector("button").click()
+        page.wait_for_function(
+            "([view, row, n]) => view.querySelectorAll(row).length !== n", arg=[view, ROW, before]
+        )
+        after = len(view.query_selector_all(ROW))
+        news = page.get_by_text("official Jupyter news").count()
+        screenshot.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(screenshot))
+        return before, after, news
 
 
 def read_the_snip_diff(browser, base: str, token: str, notebook: str, screenshot: Path) -> dict:
     """Run the snip chapter; in its live before/after read the gap and the placeholder, open a row."""
-    page = open_and_run(browser, base, token, notebook)
-    diff = page.locator(LIVE_DIFF).filter(has=page.locator(".compaction-gap")).first
-    diff.wait_for(timeout=120_000)
-    diff.scroll_into_view_if_needed()
-    gap = diff.locator(".compaction-gap").first.inner_text()
-    changed = diff.locator(".compaction-row.compaction-changed").first
-    words = changed.locator(".compaction-words").first
-    content = changed.locator(".compaction-content")
-    hidden_before = not content.is_visible()
-    changed.locator("summary").first.click()
-    content.wait_for(state="visible", timeout=5_000)
-    screenshot.parent.mkdir(exist_ok=True)
-    changed.scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshot))
-    return {
-        "gap": gap,
-        "words": words.inner_text() if words.is_visible() else "",
-        "hidden_before": hidden_before,
-        "content": content.inner_text(),
-        "legend": diff.locator(".compaction-legend").count(),
-    }
+    with running(browser, base, token, notebook) as page:
+        diff = page.locator(LIVE_DIFF).filter(has=page.locator(".compaction-gap")).first
+        diff.wait_for(timeout=120_000)
+        diff.scroll_into_view_if_needed()
+        gap = diff.locator(".compaction-gap").first.inner_text()
+        changed = diff.locator(".compaction-row.compaction-changed").first
+        words = changed.locator(".compaction-words").first
+        content = changed.locator(".compaction-content")
+        hidden_before = not content.is_visible()
+        changed.locator("summary").first.click()
+        content.wait_for(state="visible", timeout=5_000)
+        screenshot.parent.mkdir(exist_ok=True)
+        changed.scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot))
+        return {
+            "gap": gap,
+            "words": words.inner_text() if words.is_visible() else "",
+            "hidden_before": hidden_before,
+            "content": content.inner_text(),
+            "legend": diff.locator(".compaction-legend").count(),
+        }
 
 
 def step_through(browser, base: str, token: str, notebook: str, screenshot: Path) -> tuple[str, str, bool]:
     """Run the pipeline chapter; in its live stepper click "next": the label before and after."""
-    page = open_and_run(browser, base, token, notebook)
-    stepper = page.locator(".compaction-stepper").filter(has=page.locator(".compaction-next")).first
-    stepper.wait_for(timeout=120_000)
-    stepper.scroll_into_view_if_needed()
-    label = stepper.locator(".compaction-label-live")
-    label.wait_for(timeout=30_000)
-    page.wait_for_function("el => el.innerText.trim().length > 0", arg=label.element_handle())  # drawn
-    first = label.inner_text()
-    next_button = stepper.locator(".compaction-next")
-    if next_button.is_disabled():  # opened on the last pass: step back instead
-        stepper.locator(".compaction-prev").click()
-    else:
-        next_button.click()
-    page.wait_for_function("([el, text]) => el.innerText !== text", arg=[label.element_handle(), first])
-    screenshot.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(screenshot))
-    return first, label.inner_text(), stepper.locator(".compaction-pass-live .compaction-gauge").count() > 0
+    with running(browser, base, token, notebook) as page:
+        stepper = page.locator(".compaction-stepper").filter(has=page.locator(".compaction-next")).first
+        stepper.wait_for(timeout=120_000)
+        stepper.scroll_into_view_if_needed()
+        label = stepper.locator(".compaction-label-live")
+        label.wait_for(timeout=30_000)
+        page.wait_for_function("el => el.innerText.trim().length > 0", arg=label.element_handle())  # drawn
+        first = label.inner_text()
+        next_button = stepper.locator(".compaction-next")
+        if next_button.is_disabled():  # opened on the last pass: step back instead
+            stepper.locator(".compaction-prev").click()
+        else:
+            next_button.click()
+        page.wait_for_function("([el, text]) => el.innerText !== text", arg=[label.element_handle(), first])
+        screenshot.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(screenshot))
+        return (
+            first,
+            label.inner_text(),
+            stepper.locator(".compaction-pass-live .compaction-gauge").count() > 0,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -262,17 +283,17 @@ def test_the_pipeline_chapter_steps_from_pass_to_pass_with_a_gauge(lab):
 
 def read_the_japanese_list(browser, base: str, token: str, notebook: str, screenshot: Path) -> dict:
     """Run a ja chapter; in its live message list (found by its Japanese button) read the legend."""
-    page = open_and_run(browser, base, token, notebook)
-    button = page.get_by_role("button", name=re.compile(re.escape(TEXTS["show more"])))
-    widget = page.locator(LIST, has=button).first
-    widget.wait_for(timeout=60_000)
-    widget.scroll_into_view_if_needed()
-    screenshot.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(screenshot))
-    return {
-        "legend": widget.locator(".compaction-legend").first.inner_text(),
-        "button": widget.locator("button").first.inner_text(),
-    }
+    with running(browser, base, token, notebook) as page:
+        button = page.get_by_role("button", name=re.compile(re.escape(TEXTS["show more"])))
+        widget = page.locator(LIST, has=button).first
+        widget.wait_for(timeout=60_000)
+        widget.scroll_into_view_if_needed()
+        screenshot.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(screenshot))
+        return {
+            "legend": widget.locator(".compaction-legend").first.inner_text(),
+            "button": widget.locator("button").first.inner_text(),
+        }
 
 
 @needs_chromium

@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from compaction.course.warm_kernels import VARIABLE, available, kernelspec, main, warm_kernels
+from compaction.course.warm_kernels import (
+    INLINE,
+    KERNEL_SIDE,
+    VARIABLE,
+    available,
+    kernelspec,
+    main,
+    warm_kernels,
+)
 
 pytestmark = pytest.mark.skipif(not available(), reason="forking warm kernels needs POSIX")
 
@@ -77,6 +85,43 @@ def test_without_the_warm_process_the_launcher_is_an_ordinary_kernel(tmp_path, m
     monkeypatch.setenv(VARIABLE, str(tmp_path / "no-such.sock"))
     seen = probe(tmp_path)
     assert seen["warm"] is False and seen["cwd"] == str(tmp_path)
+
+
+def drawn(cwd, **env) -> tuple[dict, list[str]]:
+    """In a new kernel: what was imported ahead, matplotlib's backend, and what a plot displays."""
+    km, kc = start(cwd, **env)
+    try:
+        seen = json.loads(run(kc, STATE)[0])
+        shown = []
+        kc.execute_interactive(
+            "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()",
+            timeout=60,
+            output_hook=lambda m: shown.extend(m["content"].get("data", {})),
+        )
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    return seen, shown
+
+
+STATE = (
+    "import json, sys, matplotlib\n"
+    f"print(json.dumps({{'ahead': sorted(set(sys.modules) & {set(KERNEL_SIDE)!r}),"
+    " 'loop': 'compaction.agent.loop' in sys.modules, 'backend': matplotlib.get_backend()}))"
+)
+
+
+def test_a_warm_kernel_has_the_chapters_modules_and_draws_inline_as_an_ordinary_one(kernel_env, tmp_path):
+    seen, shown = drawn(tmp_path)
+    assert seen["ahead"] == [], f"imported before the kernel could set them up: {seen['ahead']}"
+    assert seen["loop"] is True, "the package's modules were not imported ahead"
+    assert seen["backend"] == INLINE
+    assert "image/png" in shown, f"the plot was not drawn inline: {shown}"
+
+
+def test_a_warm_kernel_takes_matplotlibs_backend_from_its_own_environment(kernel_env, tmp_path):
+    seen, shown = drawn(tmp_path, MPLBACKEND="agg")
+    assert seen["backend"] == "agg" and "image/png" not in shown
 
 
 def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):

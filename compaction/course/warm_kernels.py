@@ -12,8 +12,13 @@ and when it is killed the warm process kills the kernel.
 
 Without the warm process (its socket gone, not POSIX, a plain ``pytest`` or ``make lab``) the
 launcher becomes ``python -m ipykernel_launcher`` itself, so a kernel is the same either way.
-Deliberately left out: matplotlib and the package's own modules are not imported ahead (their
-settings come from the kernel's environment), and the warm process serves one run only.
+The package's modules the chapters import, and matplotlib, are imported ahead too. matplotlib reads
+its backend from ``MPLBACKEND`` at import, which ipykernel sets to the inline backend only in the
+kernel, so a forked kernel gets the backend it would have read (``MPLBACKEND``, else inline). Never
+ipywidgets: it registers its comm target at import, and only inside a running kernel can it; a
+warm process that finds it imported refuses to serve, and every kernel starts ordinary.
+Deliberately left out: a ``matplotlibrc`` in a notebook's folder (the course has none) is not read
+again; the warm process serves one run only.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ from __future__ import annotations
 import array
 import atexit
 import contextlib
+import importlib
 import json
 import os
+import pkgutil
 import selectors
 import shutil
 import signal
@@ -40,7 +47,28 @@ from compaction.core.tokens import encoding
 
 VARIABLE = "COMPACTION_WARM_KERNELS"  # the warm process's socket, for the launchers
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
-AHEAD = ("anthropic", "ipykernel.kernelapp", "tiktoken")  # what every kernel would import anyway
+AHEAD = (  # what the kernels would import anyway: the SDK, ipykernel, the tokenizer, what chapters import
+    "anthropic",
+    "ipykernel.kernelapp",
+    "tiktoken",
+    "compaction.agent.compact_on_demand",
+    "compaction.agent.loop",
+    "compaction.agent.server_side",
+    "compaction.course.exercises",
+    "compaction.evaluate.compare",
+    "compaction.evaluate.replay.engine",
+    "compaction.importers",
+    "compaction.evaluate.frontier",
+    "compaction.levels.phases",
+    "compaction.levels.session_map",
+    "compaction.pipeline.compactor",
+    "compaction.views.plots",
+    "compaction.views.widgets",
+    "matplotlib.pyplot",
+)
+CHECKS = "compaction.course.checks"  # each chapter's check module, all imported ahead
+KERNEL_SIDE = ("ipywidgets",)  # set up from inside a running kernel: never imported ahead
+INLINE = "module://matplotlib_inline.backend_inline"  # ipykernel's backend when MPLBACKEND is unset
 MAX_FOLDER = 80  # characters: the socket's folder, with "warm-xxxxxxxx/warm.sock", under the ~104 allowed
 REQUEST_SECONDS = 5  # for a connected launcher to send its request
 STARTUP_SECONDS = 60  # the warm process's imports; a run that waits longer goes on without it
@@ -151,9 +179,7 @@ def _forward(pid: int, signum: int) -> None:
 
 def serve(path: str) -> None:
     """Import ``AHEAD``, then fork a kernel for each launcher that connects to ``path``, until stopped."""
-    for name in AHEAD:
-        __import__(name)
-    encoding()  # cl100k, loaded once for every kernel
+    _import_ahead()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
     os.replace(path + ".tmp", path)  # the socket appears only once it can be used
@@ -202,6 +228,21 @@ def _reap(kernels: dict[int, socket.socket], chosen: selectors.BaseSelector) -> 
         with contextlib.suppress(KeyError, ValueError):
             chosen.unregister(connection)
         connection.close()
+
+
+def _import_ahead() -> None:
+    """Import what every kernel would, load cl100k and the SDK's HTTP stack; refuse ``KERNEL_SIDE``."""
+    checks = importlib.import_module(CHECKS)
+    for name in (*AHEAD, *(m.name for m in pkgutil.iter_modules(checks.__path__, CHECKS + "."))):
+        importlib.import_module(name)
+    encoding()  # cl100k, loaded once for every kernel
+    backend = importlib.import_module("compaction.agent.backend")  # (not at the top: launchers stay light)
+    backend.anthropic.DefaultHttpxClient(verify=backend.tls_context()).close()  # the SDK's HTTP stack
+    imported = [name for name in KERNEL_SIDE if name in sys.modules]
+    if imported:
+        raise RuntimeError(
+            f"{', '.join(imported)} imported ahead (by a module of AHEAD): it must be imported in the kernel"
+        )
 
 
 def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
@@ -267,6 +308,7 @@ def _become_kernel(request: dict, fds: list[int]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         tempfile.tempdir = None  # found again from the kernel's own TMPDIR
+        _backend_as_read_here()
         sys.argv = ["ipykernel_launcher", *request["args"]]
         if os.environ.get("JPY_PARENT_PID"):  # read at ipykernel's import, which was the warm process's
             sys.argv.append(f"--IPKernelApp.parent_handle={int(os.environ['JPY_PARENT_PID'])}")
@@ -285,6 +327,13 @@ def _become_kernel(request: dict, fds: list[int]) -> None:
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _backend_as_read_here() -> None:
+    """Give matplotlib, imported ahead, the backend it would have read at import in this kernel."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None:
+        matplotlib.rcParams["backend"] = os.environ.get("MPLBACKEND") or INLINE
 
 
 def main(argv: list[str]) -> int:
