@@ -6,8 +6,10 @@ an error message; a missing key is reported by naming the variable to set.
 
 from __future__ import annotations
 
+import gc
 import logging
 import ssl
+import warnings
 
 import anthropic
 import pytest
@@ -52,6 +54,16 @@ def test_offline_clients_share_one_tls_context_and_each_still_answers(no_backend
             model=default_model(), max_tokens=50, messages=[{"role": "user", "content": "hi"}]
         )
         assert reply.content
+
+
+def test_a_dropped_offline_client_closes_its_connection_without_a_resource_warning(no_backend_env):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = connect(context_window=8_000)
+        client.messages.create(model=default_model(), max_tokens=50, messages=[user("hi")])
+        del client
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
 def test_the_offline_key_does_not_look_like_a_real_key(no_backend_env):

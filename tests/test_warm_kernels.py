@@ -43,15 +43,15 @@ def run(kc, code: str, timeout: float = 60) -> tuple[str, dict]:
     return "".join(out), reply["content"]
 
 
-@pytest.fixture
-def kernel_env(tmp_path, monkeypatch):
-    """This process's environment as a test run's: the run's kernelspec first, the warm process up."""
+@pytest.fixture(scope="module")
+def kernel_env(tmp_path_factory):
+    """This process's environment as a test run's: the run's kernelspec first, one warm process up."""
     # without tiktoken's cache variable the warm process asks tempfile for its folder, which a
     # kernel must not inherit (it has a TMPDIR of its own)
     base = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR")}
-    with warm_kernels(tmp_path, base) as env:
+    with warm_kernels(tmp_path_factory.mktemp("run"), base) as env, pytest.MonkeyPatch.context() as patch:
         for name in ("JUPYTER_PATH", VARIABLE):
-            monkeypatch.setenv(name, env[name])
+            patch.setenv(name, env[name])
         yield env
 
 

@@ -10,6 +10,7 @@ by this module. Deliberately left out: Bedrock/Vertex clients and the async clie
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import ssl
@@ -83,6 +84,15 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+class _LoopbackHttpClient(anthropic.DefaultHttpxClient):
+    """The SDK's HTTP client with the shared TLS context, closed when collected as the SDK's own is."""
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter exit, half torn down
+            if not self.is_closed:
+                self.close()
+
+
 def offline_client(
     *,
     context_window: int | None = None,
@@ -112,5 +122,5 @@ def offline_client(
         max_retries=1,
         timeout=60.0,
         default_headers=headers,
-        http_client=anthropic.DefaultHttpxClient(verify=tls_context()),
+        http_client=_LoopbackHttpClient(verify=tls_context()),
     )
