@@ -9,8 +9,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
-# pytest processes for `make test` (WORKERS=1 runs everything in one)
-WORKERS ?= 2
+# pytest processes for `make test` (WORKERS=1 runs everything in one; default: one more than the cores)
+WORKERS ?=
 # the edition `make lab` and `make binder` open: LANG=ja (or a Japanese locale, ja_JP.UTF-8) the Japanese one
 EDITION := $(if $(filter ja%,$(LANG)),ja,en)
 CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ipynb
@@ -20,7 +20,7 @@ CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ip
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it;"
 	@echo "                LANG=ja opens the Japanese edition, ja/)"
-	@echo "make test       ruff, pytest and strict nbval over the notebooks and solutions of both editions (WORKERS=2)"
+	@echo "make test       ruff, pytest and strict nbval over the notebooks and solutions of both editions (WORKERS=N)"
 	@echo "make exercises  regenerate exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
 	@echo "make binder     print the Binder link for this clone's GitHub remote (LANG=ja: the ja chapter 00)"
 
@@ -45,7 +45,7 @@ lab: $(STAMP)
 	$(BIN)/python -m compaction.course lab --lang $(EDITION) $(LAB_ARGS)
 
 test: $(STAMP)
-	$(BIN)/python -m compaction.course test --workers $(WORKERS)
+	$(BIN)/python -m compaction.course test $(if $(WORKERS),--workers $(WORKERS))
 
 exercises: $(STAMP)
 	$(BIN)/python -m compaction.course build-exercises

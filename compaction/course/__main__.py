@@ -174,7 +174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "test", help="ruff, pytest and strict nbval over every notebook (what make test does)"
     )
     test.add_argument(
-        "-n", "--workers", type=int, default=default_workers(), help="pytest processes (default: 2)"
+        "-n",
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help="pytest processes (default: one more than the cores)",
     )
     test.set_defaults(run=_cmd_test)
     build = sub.add_parser(

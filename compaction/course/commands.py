@@ -143,5 +143,5 @@ def run_lab(root: Path, lab_args: Sequence[str] = (), language: str = "en") -> i
 
 
 def default_workers() -> int:
-    """Two pytest processes, or one on a single core."""
-    return min(2, os.cpu_count() or 1)
+    """One pytest process more than there are cores: a worker waiting on its kernel leaves a core idle."""
+    return (os.cpu_count() or 1) + 1

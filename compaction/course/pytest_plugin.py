@@ -27,16 +27,20 @@ NBVAL_DIFFS = Path(".artifacts") / "nbval"  # under the folder pytest runs in: t
 _RUN = contextlib.ExitStack()
 _ROOT: list[Path] = [Path.cwd()]  # the session's rootdir, once configured
 _REPORTS_HERE = [True]  # False on an xdist worker: the controller writes what the workers report
-# the slowest test files, measured with --durations on the 2-core machine (issue 24's table), slowest first
+# the slowest test files, measured with --durations on the 2-core machine (3 workers), slowest first
 LONGEST = (
-    "tests/test_exercises.py",
-    "tests/test_properties_pipeline.py",
     "tests/test_browser.py",
+    "tests/test_properties_pipeline.py",
     "tests/test_wheel.py",
     "tests/test_properties_layers.py",
-    "tests/test_cli.py",
+    "tests/test_exercises.py",
+    "tests/test_texts_ja.py",  # every check module run once in Japanese
+    "tests/test_condense.py",
+    "tests/test_warm_kernels.py",
+    "tests/test_checks_api_context.py",
+    "tests/test_messages.py",
+    "tests/test_tokens.py",
     "tests/test_reactive.py",
-    "tests/test_texts_ja.py",  # every check module run once in Japanese: 100 s alone on the 2-core machine
 )
 
 
