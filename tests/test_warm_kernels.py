@@ -172,6 +172,22 @@ def test_a_launcher_that_connects_and_sends_nothing_holds_up_no_other_kernel(ker
     assert seen["warm"] is True
 
 
+def test_a_warm_process_that_stops_while_importing_leaves_ordinary_kernels(tmp_path, monkeypatch, capsys):
+    # a module that imports a fake ipywidgets in every Python of this run: the warm process refuses
+    # to serve, after the launcher below may already be queued on its socket
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "ipywidgets.py").write_text("")
+    (site / "sitecustomize.py").write_text("import ipywidgets\n")
+    base = {**os.environ, "PYTHONPATH": str(site)}
+    with warm_kernels(tmp_path / "run", base) as env:
+        for name in ("JUPYTER_PATH", VARIABLE, "PYTHONPATH"):
+            monkeypatch.setenv(name, env[name])
+        seen = probe(tmp_path)
+    assert seen["warm"] is False and seen["cwd"] == str(tmp_path)
+    assert "the warm process stopped early (exit code 1)" in capsys.readouterr().out
+
+
 def test_a_wrong_command_line_says_how_to_use_it(capsys):
     assert main(["serve"]) == 2
     assert "usage:" in capsys.readouterr().out

@@ -8,7 +8,9 @@ launcher instead of ``ipykernel_launcher``, which hands the warm process its arg
 folder, environment and standard streams; the warm process forks, and the child becomes that kernel:
 a fresh process with the modules already imported and nothing else shared. The launcher stands in
 for the kernel towards Jupyter: it forwards signals (interrupt), exits with the kernel's exit code,
-and when it is killed the warm process kills the kernel.
+and when it is killed the warm process kills the kernel. The run binds the socket and hands it to
+the warm process, so a launcher that comes while it still imports waits in the socket's queue (at
+most ``STARTUP_SECONDS``) while the run goes on collecting its tests.
 
 Without the warm process (its socket gone, not POSIX, a plain ``pytest`` or ``make lab``) the
 launcher becomes ``python -m ipykernel_launcher`` itself, so a kernel is the same either way.
@@ -38,7 +40,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,7 +72,7 @@ KERNEL_SIDE = ("ipywidgets",)  # set up from inside a running kernel: never impo
 INLINE = "module://matplotlib_inline.backend_inline"  # ipykernel's backend when MPLBACKEND is unset
 MAX_FOLDER = 80  # characters: the socket's folder, with "warm-xxxxxxxx/warm.sock", under the ~104 allowed
 REQUEST_SECONDS = 5  # for a connected launcher to send its request
-STARTUP_SECONDS = 60  # the warm process's imports; a run that waits longer goes on without it
+STARTUP_SECONDS = 60  # the warm process's imports; a launcher that waits longer starts an ordinary kernel
 
 
 def available() -> bool:
@@ -105,14 +106,22 @@ def warm_kernels(folder: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
     path = home / "warm.sock"
     env = {**env, VARIABLE: str(path)}
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernelspec(folder)), env.get("JUPYTER_PATH")]))
-    command = [sys.executable, "-m", "compaction.course.warm_kernels", "serve", str(path)]
-    warm = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+    # the socket listens from here on: launchers queue while the warm process imports (seconds the
+    # run spends collecting its tests), instead of the run waiting for it
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(64)
+    command = [
+        sys.executable,
+        "-m",
+        "compaction.course.warm_kernels",
+        "serve",
+        str(path),
+        str(listener.fileno()),
+    ]
+    with listener:
+        warm = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, pass_fds=[listener.fileno()])
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not path.exists() and warm.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if not path.exists():
-            print("warm kernels: the warm process did not start; every kernel imports the SDK itself")
         yield env  # launchers that cannot reach the socket start an ordinary kernel
     finally:
         warm.terminate()
@@ -122,6 +131,8 @@ def warm_kernels(folder: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
             warm.kill()
             warm.wait()
         shutil.rmtree(home, ignore_errors=True)
+    if warm.returncode not in (0, -signal.SIGTERM, -signal.SIGKILL):  # it failed on its own
+        print(f"warm kernels: the warm process stopped early (exit code {warm.returncode})")
 
 
 def _short(folder: Path) -> Path:
@@ -142,11 +153,17 @@ def launch(args: list[str]) -> int:
         os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *args])
     request = json.dumps({"args": args, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
     fds = array.array("i", [0, 1, 2])
-    connection.sendmsg(
-        [struct.pack("!I", len(request)), request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())]
-    )
+    connection.settimeout(STARTUP_SECONDS)  # queued while the warm process imports, but not forever
     lines = connection.makefile("r")
-    answer = lines.readline()
+    try:
+        connection.sendmsg(
+            [struct.pack("!I", len(request)), request],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds.tobytes())],
+        )
+        answer = lines.readline()
+    except OSError:  # it stopped before answering, or never did
+        answer = ""
+    connection.settimeout(None)
     if not answer.startswith("pid "):  # refused: an ordinary kernel, as if there were no warm process
         connection.close()
         os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *args])
@@ -177,13 +194,15 @@ def _forward(pid: int, signum: int) -> None:
 # ---------------------------------------------------------------- the warm process (one per run)
 
 
-def serve(path: str) -> None:
-    """Import ``AHEAD``, then fork a kernel for each launcher that connects to ``path``, until stopped."""
-    _import_ahead()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path + ".tmp")
-    os.replace(path + ".tmp", path)  # the socket appears only once it can be used
-    listener.listen(64)
+def serve(path: str, fd: int) -> None:
+    """Import ``AHEAD``, then fork a kernel for each launcher queued on ``fd`` (``path``), until stopped."""
+    listener = socket.socket(fileno=fd)
+    try:
+        _import_ahead()
+    except BaseException:  # noqa: BLE001 - said, then gone at once: queued launchers go ordinary
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     chosen = selectors.DefaultSelector()
     chosen.register(listener, selectors.EVENT_READ)
@@ -240,9 +259,8 @@ def _import_ahead() -> None:
     backend.anthropic.DefaultHttpxClient(verify=backend.tls_context()).close()  # the SDK's HTTP stack
     imported = [name for name in KERNEL_SIDE if name in sys.modules]
     if imported:
-        raise RuntimeError(
-            f"{', '.join(imported)} imported ahead (by a module of AHEAD): it must be imported in the kernel"
-        )
+        names = ", ".join(imported)
+        raise RuntimeError(f"{names} was imported ahead by a module of AHEAD: only a kernel may import it")
 
 
 def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
@@ -340,10 +358,10 @@ def main(argv: list[str]) -> int:
     """``launch ARGS...`` (the kernelspec's command) or ``serve SOCKET`` (the warm process)."""
     if argv[:1] == ["launch"]:
         return launch(argv[1:])
-    if len(argv) == 2 and argv[0] == "serve":
-        serve(argv[1])
+    if len(argv) == 3 and argv[0] == "serve" and argv[2].isdigit():
+        serve(argv[1], int(argv[2]))
         return 0
-    print("usage: python -m compaction.course.warm_kernels launch -f CONNECTION_FILE | serve SOCKET")
+    print("usage: python -m compaction.course.warm_kernels launch -f CONNECTION_FILE | serve SOCKET FD")
     return 2
 
 
