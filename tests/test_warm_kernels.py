@@ -124,6 +124,30 @@ def test_a_warm_kernel_takes_matplotlibs_backend_from_its_own_environment(kernel
     assert seen["backend"] == "agg" and "image/png" not in shown
 
 
+DEBUG_INFO = {"type": "request", "seq": 1, "command": "debugInfo", "arguments": {}}  # JupyterLab asks it
+
+
+QUIET = (  # the debugger imported ahead, without the warning for whoever debugs, leaving no setting behind
+    "import os, sys\nfrom _pydevd_bundle.pydevd_constants import DISABLE_FILE_VALIDATION as quiet\n"
+    "print('ipykernel.debugger' in sys.modules and quiet, 'PYDEVD' in str(os.environ))"
+)
+
+
+def test_a_warm_kernels_debugger_imported_ahead_still_answers_and_leaves_no_setting(kernel_env, tmp_path):
+    km, kc = start(tmp_path)
+    try:
+        printed, _ = run(kc, QUIET)
+        asked = kc.session.msg("debug_request", DEBUG_INFO)
+        kc.control_channel.send(asked)
+        reply = kc.control_channel.get_msg(timeout=30)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert printed.split() == ["True", "False"], f"imported ahead, no warning, no setting left: {printed!r}"
+    assert reply["msg_type"] == "debug_reply" and reply["content"]["success"] is True, reply["content"]
+    assert reply["content"]["body"]["isStarted"] is False
+
+
 def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:

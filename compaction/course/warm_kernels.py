@@ -14,11 +14,12 @@ most ``STARTUP_SECONDS``) while the run goes on collecting its tests.
 
 Without the warm process (its socket gone, not POSIX, a plain ``pytest`` or ``make lab``) the
 launcher becomes ``python -m ipykernel_launcher`` itself, so a kernel is the same either way.
-The package's modules the chapters import, and matplotlib, are imported ahead too. matplotlib reads
-its backend from ``MPLBACKEND`` at import, which ipykernel sets to the inline backend only in the
-kernel, so a forked kernel gets the backend it would have read (``MPLBACKEND``, else inline). Never
-ipywidgets: it registers its comm target at import, and only inside a running kernel can it; a
-warm process that finds it imported refuses to serve, and every kernel starts ordinary.
+The package's modules the chapters import, matplotlib and ipykernel's debugger are imported ahead
+too. matplotlib reads its backend from ``MPLBACKEND`` at import, which ipykernel sets to the inline
+backend only in the kernel, so a forked kernel gets the backend it would have read (``MPLBACKEND``,
+else inline). Never ipywidgets: it registers its comm target at import, and only inside a running
+kernel can it; a warm process that finds it imported refuses to serve, and every kernel starts
+ordinary.
 Deliberately left out: a ``matplotlibrc`` in a notebook's folder (the course has none) is not read
 again; the warm process serves one run only.
 """
@@ -68,6 +69,9 @@ AHEAD = (  # what the kernels would import anyway: the SDK, ipykernel, the token
     "matplotlib.pyplot",
 )
 CHECKS = "compaction.course.checks"  # each chapter's check module, all imported ahead
+# ipykernel's debugger (debugpy, ~130 modules, ~0.12 s), which each kernel imports as it starts; imported
+# ahead with pydevd's warning about frozen modules (for whoever debugs) left unprinted
+DEBUGGER, QUIET_DEBUGGER = "ipykernel.debugger", {"PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 KERNEL_SIDE = ("ipywidgets",)  # set up from inside a running kernel: never imported ahead
 INLINE = "module://matplotlib_inline.backend_inline"  # ipykernel's backend when MPLBACKEND is unset
 MAX_FOLDER = 80  # characters: the socket's folder, with "warm-xxxxxxxx/warm.sock", under the ~104 allowed
@@ -254,6 +258,8 @@ def _import_ahead() -> None:
     checks = importlib.import_module(CHECKS)
     for name in (*AHEAD, *(m.name for m in pkgutil.iter_modules(checks.__path__, CHECKS + "."))):
         importlib.import_module(name)
+    with _variables(QUIET_DEBUGGER):  # read once, at the import
+        importlib.import_module(DEBUGGER)
     encoding()  # cl100k, loaded once for every kernel
     backend = importlib.import_module("compaction.agent.backend")  # (not at the top: launchers stay light)
     backend.anthropic.DefaultHttpxClient(verify=backend.tls_context()).close()  # the SDK's HTTP stack
@@ -261,6 +267,21 @@ def _import_ahead() -> None:
     if imported:
         names = ", ".join(imported)
         raise RuntimeError(f"{names} was imported ahead by a module of AHEAD: only a kernel may import it")
+
+
+@contextlib.contextmanager
+def _variables(values: dict[str, str]) -> Iterator[None]:
+    """``values`` set in this process's environment for the block, then as they were."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
