@@ -127,13 +127,13 @@ def test_a_warm_kernel_takes_matplotlibs_backend_from_its_own_environment(kernel
 DEBUG_INFO = {"type": "request", "seq": 1, "command": "debugInfo", "arguments": {}}  # JupyterLab asks it
 
 
-QUIET = (  # the debugger imported ahead, without the warning for whoever debugs, leaving no setting behind
-    "import os, sys\nfrom _pydevd_bundle.pydevd_constants import DISABLE_FILE_VALIDATION as quiet\n"
-    "print('ipykernel.debugger' in sys.modules and quiet, 'PYDEVD' in str(os.environ))"
+QUIET = (  # the debugger imported ahead, without the warning for whoever debugs
+    "import sys\nfrom _pydevd_bundle.pydevd_constants import DISABLE_FILE_VALIDATION as quiet\n"
+    "print('ipykernel.debugger' in sys.modules and quiet)"
 )
 
 
-def test_a_warm_kernels_debugger_imported_ahead_still_answers_and_leaves_no_setting(kernel_env, tmp_path):
+def test_a_warm_kernels_debugger_imported_ahead_without_its_warning_still_answers(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:
         printed, _ = run(kc, QUIET)
@@ -143,7 +143,7 @@ def test_a_warm_kernels_debugger_imported_ahead_still_answers_and_leaves_no_sett
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-    assert printed.split() == ["True", "False"], f"imported ahead, no warning, no setting left: {printed!r}"
+    assert printed.strip() == "True", f"not imported ahead quietly: {printed!r}"
     assert reply["msg_type"] == "debug_reply" and reply["content"]["success"] is True, reply["content"]
     assert reply["content"]["body"]["isStarted"] is False
 

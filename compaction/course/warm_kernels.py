@@ -258,8 +258,8 @@ def _import_ahead() -> None:
     checks = importlib.import_module(CHECKS)
     for name in (*AHEAD, *(m.name for m in pkgutil.iter_modules(checks.__path__, CHECKS + "."))):
         importlib.import_module(name)
-    with _variables(QUIET_DEBUGGER):  # read once, at the import
-        importlib.import_module(DEBUGGER)
+    os.environ.update(QUIET_DEBUGGER)  # read at the import; a kernel takes its launcher's environment
+    importlib.import_module(DEBUGGER)
     encoding()  # cl100k, loaded once for every kernel
     backend = importlib.import_module("compaction.agent.backend")  # (not at the top: launchers stay light)
     backend.anthropic.DefaultHttpxClient(verify=backend.tls_context()).close()  # the SDK's HTTP stack
@@ -267,21 +267,6 @@ def _import_ahead() -> None:
     if imported:
         names = ", ".join(imported)
         raise RuntimeError(f"{names} was imported ahead by a module of AHEAD: only a kernel may import it")
-
-
-@contextlib.contextmanager
-def _variables(values: dict[str, str]) -> Iterator[None]:
-    """``values`` set in this process's environment for the block, then as they were."""
-    before = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _fork_kernel(connection: socket.socket, theirs: list) -> int | None:
