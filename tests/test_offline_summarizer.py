@@ -7,6 +7,7 @@ results that failed, and only its Current Work quotes the ``[step N]`` marker to
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 from functools import lru_cache
@@ -31,7 +32,7 @@ from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROM
 from compaction.core.tokens import count_text
 from compaction.layers.summarize import compact_history
 from compaction.offline.scripted import plan, scenario, state
-from compaction.offline.scripted.summarizer import previous_sections, summarize
+from compaction.offline.scripted.summarizer import previous_sections, rarity, summarize
 
 
 @lru_cache(maxsize=2)
@@ -162,6 +163,17 @@ def test_the_next_step_follows_the_current_work():
 def test_the_same_conversation_gives_the_same_summary():
     messages = request(list(session()))
     assert summarize(messages) == summarize(list(messages))
+
+
+def test_how_rare_a_sentence_is_does_not_depend_on_the_order_of_its_words():
+    # set order follows string hashes, which differ between processes: a plain float sum over the
+    # set gave three values for these words, so a tie between equally rare sentences fell either way
+    # and a notebook's summary changed between runs
+    frequency = {"writing": 3, "the": 7, "review": 11, "line": 13, "for": 6, "notes.md": 1}
+    orders = list(itertools.permutations(frequency))
+    assert len({sum(1 / frequency[w] for w in order) for order in orders}) > 1  # what went wrong
+    assert len({rarity(order, frequency) for order in orders}) == 1
+    assert rarity(["the", "review"], frequency) == (1 / 7 + 1 / 11) / 2
 
 
 def test_a_previous_summary_is_carried_into_the_next_one():

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import copy
 import os
+import socket
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import anthropic
@@ -33,6 +35,7 @@ from compaction.layers.reactive import Reactive
 from compaction.layers.snip import Snip, snip_compact
 from compaction.layers.summarize import Summary
 from compaction.offline import OfflineServer
+from compaction.offline.server.loopback import LoopbackHTTPServer
 from compaction.pipeline.compactor import Compactor
 
 CLEAR_ERRORS = (TypeError, ValueError, OSError)
@@ -181,6 +184,21 @@ def test_the_offline_server_answers_200_concurrent_requests_without_mixing_them_
     assert len(answers) == 200
     assert all(got == expected for got, expected in answers)
     assert len({got for got, _ in answers}) > 150  # the requests really were different
+
+
+def test_the_offline_server_queues_many_connections_before_it_accepts_them():
+    # socketserver's default queue of 5 overflowed under a thread pool on a busy machine, and the
+    # kernel reset connections: here nothing accepts, so every connection waits in that queue
+    listener = LoopbackHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    waiting: list[socket.socket] = []
+    try:
+        for _ in range(64):
+            waiting.append(socket.create_connection(listener.server_address, timeout=5))
+    finally:
+        for conn in waiting:
+            conn.close()
+        listener.server_close()
+    assert len(waiting) == 64
 
 
 def test_a_server_stopped_mid_session_ends_it_with_a_clear_error_and_keeps_every_message(tmp_path):

@@ -27,8 +27,10 @@ own words; a real model's summary can.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from collections.abc import Collection, Mapping
 
 from compaction.core.messages import blocks, text_of
 from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
@@ -227,14 +229,23 @@ def _findings(previous: list[str], convo: list) -> tuple[list[str], dict[str, in
 
     def rank(sentence: str) -> tuple:
         words = {w.lower() for w in _WORD.findall(sentence)} or {""}
-        rarity = sum(1 / frequency.get(w, 1) for w in words) / len(words)
         finding = bool(_CAUSE_OR_CHOICE.search(sentence)) or (
             bool(_FIX_OR_VALUE.search(sentence)) and not _NARRATES.match(sentence)
         )
-        return (not finding, -rarity)
+        return (not finding, -rarity(words, frequency))
 
     said_at = {f"- {neutral(s)}": k for k, s in enumerate(unique)}
     return [f"- {neutral(s)}" for s in sorted(unique, key=rank)], said_at
+
+
+def rarity(words: Collection[str], frequency: Mapping[str, int]) -> float:
+    """How rare a sentence's words are: the mean of 1 / how many sentences use each (unknown: 1).
+
+    ``math.fsum`` adds exactly, so the figure does not depend on the order a set yields the words
+    in (string hashes, so set order, vary from process to process): sentences equally rare tie,
+    and the sort keeps them in the order they were said.
+    """
+    return math.fsum(1 / frequency.get(w, 1) for w in words) / len(words)
 
 
 def _commands(calls: list) -> list[str]:

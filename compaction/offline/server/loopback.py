@@ -26,6 +26,16 @@ from compaction.offline.server.caching import PromptCache
 from compaction.offline.server.errors import RequestError, error_body, request_id
 
 
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer with a longer queue of connections waiting to be accepted.
+
+    socketserver's default is 5: a client opening dozens of connections at once (a thread pool) on
+    a busy machine overflowed it, and the kernel reset some of them ("connection reset by peer").
+    """
+
+    request_queue_size = 128
+
+
 class OfflineServer:
     """A Messages API server on 127.0.0.1 in a daemon thread; ``start()``/``stop()`` or ``with``."""
 
@@ -33,7 +43,7 @@ class OfflineServer:
         self.tokens = api.TokenCounts()
         self.cache = PromptCache(clock)  # cached prompt prefixes, shared by every client
         self.fingerprints = diagnostics.Fingerprints()  # requests that asked for cache diagnostics
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()  # open keep-alive sockets, closed on stop
         self._workers: set[threading.Thread] = set()  # threads serving those sockets
@@ -60,7 +70,7 @@ class OfflineServer:
         """Bind 127.0.0.1 on a free port and serve in a daemon thread; returns self."""
         if self._httpd is not None:
             return self
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        httpd = LoopbackHTTPServer(("127.0.0.1", 0), _make_handler(self))
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(target=httpd.serve_forever, name="compaction-offline", daemon=True)
