@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import anthropic
 
+from compaction.agent.backend import loopback_http_client
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
 from compaction.offline.server.caching import ManualClock
@@ -50,6 +51,12 @@ def private_server(clock: ManualClock) -> OfflineServer:
 
 
 def client_for(server: OfflineServer, window: int = 200_000) -> anthropic.Anthropic:
-    """An SDK client for ``server`` with the given window."""
+    """An SDK client for ``server`` with the given window (sharing the process's one TLS context)."""
     headers = {"x-compaction-window": str(window)}
-    return anthropic.Anthropic(api_key="offline", base_url=server.url, max_retries=0, default_headers=headers)
+    return anthropic.Anthropic(
+        api_key="offline",
+        base_url=server.url,
+        max_retries=0,
+        default_headers=headers,
+        http_client=loopback_http_client(),
+    )

@@ -93,6 +93,11 @@ class _LoopbackHttpClient(anthropic.DefaultHttpxClient):
                 self.close()
 
 
+def loopback_http_client() -> anthropic.DefaultHttpxClient:
+    """An HTTP client for an SDK client of a loopback server: the SDK's own, with the shared TLS context."""
+    return _LoopbackHttpClient(verify=tls_context())
+
+
 def offline_client(
     *,
     context_window: int | None = None,
@@ -122,5 +127,5 @@ def offline_client(
         max_retries=1,
         timeout=60.0,
         default_headers=headers,
-        http_client=_LoopbackHttpClient(verify=tls_context()),
+        http_client=loopback_http_client(),
     )
