@@ -32,11 +32,12 @@ $(BIN)/python:
 # when uv cannot be had or fails. The editable install is a path in a .pth file (compat mode): the
 # default import hook costs every Python start ~25 ms (kernels, the agent's commands, test processes).
 # uv compiles the bytecode as pip does (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set no
-# process could cache it, and each one that imports the SDK would compile it again (~1.8 s of CPU)
+# process could cache it, and each one that imports the SDK would compile it again (~1.8 s of CPU).
+# install-overrides.txt says what uv leaves out, and why
 EDITABLE := -e '.[course,test]' --config-settings editable_mode=compat
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml install-overrides.txt | $(BIN)/python
 	@if $(BIN)/python -m pip install --disable-pip-version-check -q uv \
-	    && $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python $(EDITABLE); then :; \
+	    && $(BIN)/uv pip install -q --compile-bytecode --override install-overrides.txt --python $(BIN)/python $(EDITABLE); then :; \
 	else echo "uv failed or is not available: installing with pip"; \
 	    $(BIN)/python -m pip install --disable-pip-version-check -q $(EDITABLE); fi
 	@touch $(STAMP)
