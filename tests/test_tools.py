@@ -189,9 +189,9 @@ def test_bash_timeout_kills_the_process_group_and_says_so(tmp_path):
 def test_without_a_pidfd_the_exit_code_and_the_timeout_are_the_same(tmp_path, monkeypatch):
     """Where os.pidfd_open is missing (not Linux), waiting falls back to Popen's own polling."""
     monkeypatch.delattr(os, "pidfd_open", raising=False)
-    ws = Workspace(tmp_path, timeout=0.5)
-    failed = call(ws, "bash", command="echo out; exit 3")
+    failed = call(Workspace(tmp_path, timeout=30), "bash", command="echo out; exit 3")  # room when busy
     assert failed["is_error"] is True and failed["content"] == "out\n\n[exit code 3]"
+    ws = Workspace(tmp_path, timeout=0.5)
     killed = call(ws, "bash", command="(sleep 30; touch late.txt) & echo started; wait")
     assert killed["content"] == "started\n\n[killed: the command ran longer than 0.5 s]"
     assert not (tmp_path / "late.txt").exists()

@@ -152,7 +152,11 @@ def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:
         asked = kc.execute("import time; time.sleep(60)")
-        time.sleep(1)  # let the cell start
+        started = {}
+        while started.get("msg_type") != "execute_input":  # the cell is running (however busy the machine)
+            message = kc.get_iopub_msg(timeout=30)
+            started = message if message["parent_header"].get("msg_id") == asked else {}
+        time.sleep(0.2)  # into its sleep
         km.interrupt_kernel()
         reply = {}
         while not reply:  # skip any earlier reply still queued (kernel_info, on a loaded machine)
