@@ -148,20 +148,23 @@ def test_a_warm_kernels_debugger_imported_ahead_without_its_warning_still_answer
     assert reply["content"]["body"]["isStarted"] is False
 
 
+def answering(get, asked: str, msg_type: str | None = None) -> dict:
+    """The first message ``get`` returns whose parent is the request ``asked`` (of ``msg_type``, if given)."""
+    while True:
+        message = get(timeout=30)
+        if message["parent_header"].get("msg_id") == asked and msg_type in (None, message["msg_type"]):
+            return message
+
+
 def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:
         asked = kc.execute("import time; time.sleep(60)")
-        started = {}
-        while started.get("msg_type") != "execute_input":  # the cell is running (however busy the machine)
-            message = kc.get_iopub_msg(timeout=30)
-            started = message if message["parent_header"].get("msg_id") == asked else {}
+        answering(kc.get_iopub_msg, asked, "execute_input")  # the cell is running (however busy the machine)
         time.sleep(0.2)  # into its sleep
         km.interrupt_kernel()
-        reply = {}
-        while not reply:  # skip any earlier reply still queued (kernel_info, on a loaded machine)
-            message = kc.get_shell_msg(timeout=30)
-            reply = message["content"] if message["parent_header"].get("msg_id") == asked else {}
+        # skip any earlier reply still queued (kernel_info, on a loaded machine)
+        reply = answering(kc.get_shell_msg, asked)["content"]
         after = run(kc, "print(6 * 7)")[0]
     finally:
         kc.stop_channels()

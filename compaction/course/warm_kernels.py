@@ -262,7 +262,7 @@ def _import_ahead() -> None:
     importlib.import_module(DEBUGGER)
     encoding()  # cl100k, loaded once for every kernel
     backend = importlib.import_module("compaction.agent.backend")  # (not at the top: launchers stay light)
-    backend.anthropic.DefaultHttpxClient(verify=backend.tls_context()).close()  # the SDK's HTTP stack
+    backend.loopback_http_client().close()  # the SDK's HTTP stack, with the shared TLS context
     imported = [name for name in KERNEL_SIDE if name in sys.modules]
     if imported:
         names = ", ".join(imported)
