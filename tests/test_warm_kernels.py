@@ -159,17 +159,20 @@ def answering(get, asked: str, msg_type: str | None = None) -> dict:
 def test_an_interrupt_reaches_the_forked_kernel(kernel_env, tmp_path):
     km, kc = start(tmp_path)
     try:
-        asked = kc.execute("import time; time.sleep(60)")
-        answering(kc.get_iopub_msg, asked, "execute_input")  # the cell is running (however busy the machine)
+        asked = kc.execute("import time\nprint('asleep', flush=True)\ntime.sleep(60)")
+        # the cell's own code is running (execute_input comes before it starts: an interrupt then lands
+        # in ipykernel's machinery, on a loaded machine, and can cost the next cell its output)
+        answering(kc.get_iopub_msg, asked, "stream")
         time.sleep(0.2)  # into its sleep
         km.interrupt_kernel()
         # skip any earlier reply still queued (kernel_info, on a loaded machine)
         reply = answering(kc.get_shell_msg, asked)["content"]
-        after = run(kc, "print(6 * 7)")[0]
+        after, after_reply = run(kc, "print(6 * 7)")
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
     assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply
+    assert after_reply["status"] == "ok", after_reply
     assert after.strip() == "42", "the kernel should live on after an interrupt"
 
 
