@@ -110,9 +110,7 @@ def test_every_override_leaves_out_a_package_something_installed_requires_on_eve
     overrides = override_lines()
     assert overrides, "install-overrides.txt lists nothing"
     wanted = {  # every requirement any installed distribution declares, by name
-        normalise(Requirement(r).name)
-        for dist in metadata.distributions()
-        for r in dist.requires or []
+        normalise(Requirement(r).name) for dist in metadata.distributions() for r in dist.requires or []
     }
     for override in overrides:
         assert override.marker is not None, f"{override}: without a marker it would install, not leave out"

@@ -59,8 +59,10 @@ def write_report(
 ) -> Path:
     """Write the report of ``replays`` to ``path`` (an .html file) and return the path; ``note`` heads it."""
     head = f'<p class="note">{t(note)}</p>' if note else ""
-    body = head + f'<p class="verdict"><strong>{t(verdict(replays))}</strong></p>' + "\n".join(
-        session_section(r) for r in replays
+    body = (
+        head
+        + f'<p class="verdict"><strong>{t(verdict(replays))}</strong></p>'
+        + "\n".join(session_section(r) for r in replays)
     )
     page = (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
