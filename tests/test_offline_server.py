@@ -218,6 +218,15 @@ def test_the_cached_count_always_equals_estimate_tokens(messages, system):
         )
 
 
+def test_the_count_cache_tells_apart_messages_that_differ_and_counts_reordered_keys_alike():
+    counts = TokenCounts()
+    short, longer = user("word " * 10), user("word " * 11)
+    reordered = {"content": short["content"], "role": "user"}  # equal to short, keys in another order
+    assert counts.count([short]) == estimate_tokens([short], "tiktoken")
+    assert counts.count([longer]) == estimate_tokens([longer], "tiktoken") > counts.count([short])
+    assert counts.count([reordered]) == counts.count([short])
+
+
 def test_every_error_body_carries_a_request_id_that_matches_the_header():
     with pytest.raises(anthropic.BadRequestError) as caught:
         create(connect(), [user(tool_result("toolu_nowhere", "output"))])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import marshal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -57,6 +58,16 @@ def _key(value: Any) -> bytes:
     return hashlib.blake2b(canonical(value), digest_size=16).digest()
 
 
+def _count_key(message: Any) -> bytes:
+    """A digest of a JSON-decoded message for the count cache: equal digests mean equal messages.
+
+    ``marshal`` format 2 (no shared references, so the bytes follow the value alone) is several
+    times faster than the canonical JSON form; its bytes also follow key order, so an equal message
+    with its keys in another order only misses the cache and is counted again.
+    """
+    return hashlib.blake2b(marshal.dumps(message, 2), digest_size=16).digest()
+
+
 class TokenCounts:
     """Token counts of requests, each distinct message (and tools list) counted only once.
 
@@ -82,10 +93,10 @@ class TokenCounts:
     def _message_key(self, message: dict) -> bytes:
         seen = getattr(self._request, "seen", None)
         if seen is None:
-            return _key(message)
+            return _count_key(message)
         hit = seen.get(id(message))
         if hit is None:
-            hit = seen[id(message)] = (message, _key(message))
+            hit = seen[id(message)] = (message, _count_key(message))
         return hit[1]
 
     def _cached(self, key: bytes, compute) -> int:
