@@ -7,6 +7,7 @@ read back from the server's own arithmetic. The clock is the server's ``ManualCl
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 
 import anthropic
 import pytest
@@ -15,7 +16,13 @@ from api_sessions import MODEL, TOOLS, client_for, strict, tool_session
 from compaction.core.messages import assistant, blocks, text, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
-from compaction.offline.server.caching import MIN_CACHEABLE_TOKENS, ManualClock, Prefix, PromptCache
+from compaction.offline.server.caching import (
+    MIN_CACHEABLE_TOKENS,
+    ManualClock,
+    Prefix,
+    PromptCache,
+    value_digest,
+)
 
 SYSTEM_TEXT = "You are a careful reviewer. " * 200  # about 1,200 tokens: cacheable on its own
 SYSTEM = [{"type": "text", "text": SYSTEM_TEXT, "cache_control": {"type": "ephemeral"}}]
@@ -187,3 +194,12 @@ def test_a_request_that_extends_an_equal_copy_of_the_last_one_reads_all_of_it(cl
     assert usage["cache_creation_input_tokens"] == tokens_to(len(second.digests) - 1) - tokens_to(
         len(first.digests) - 1
     )
+
+
+def test_a_block_digest_follows_its_value_not_its_key_order_or_type_of_mapping():
+    block = {"type": "text", "text": "hello", "citations": None}
+    reordered = {"citations": None, "text": "hello", "type": "text"}  # other marshal bytes, same value
+    assert value_digest(block) == value_digest(reordered) == value_digest(OrderedDict(block))  # no marshal
+    assert value_digest(block) == value_digest(copy.deepcopy(block))  # the remembered digest
+    assert value_digest({**block, "text": "hello!"}) != value_digest(block)
+    assert value_digest(1) != value_digest(True) != value_digest("1")

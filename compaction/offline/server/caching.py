@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import threading
 import time
 from collections.abc import Callable
@@ -109,8 +110,32 @@ def canonical(value: object) -> bytes:
     return _CANONICAL.encode(value).encode("ascii")
 
 
+_DIGESTS: dict[bytes, bytes] = {}  # digest of a value's marshal bytes -> digest of its canonical form
+_DIGESTS_LIMIT = 100_000  # entries kept before the memo starts again
+
+
+def value_digest(value: object) -> bytes:
+    """The digest of ``canonical(value)``, computed once per value the server has seen.
+
+    A client sends the same blocks again with every request; they are recognised by their
+    ``marshal`` bytes (format 2: no shared references, so the bytes follow the value alone), which
+    take a third of the time of the canonical form. A value marshal cannot write is digested directly.
+    """
+    try:
+        quick = hashlib.blake2b(marshal.dumps(value, 2), digest_size=16).digest()
+    except ValueError:
+        return hashlib.blake2b(canonical(value), digest_size=16).digest()
+    found = _DIGESTS.get(quick)
+    if found is None:
+        found = hashlib.blake2b(canonical(value), digest_size=16).digest()
+        if len(_DIGESTS) >= _DIGESTS_LIMIT:
+            _DIGESTS.clear()
+        _DIGESTS[quick] = found
+    return found
+
+
 def _chain(digest: bytes, value: object) -> bytes:
-    return hashlib.blake2b(digest + canonical(value), digest_size=16).digest()
+    return hashlib.blake2b(digest + value_digest(value), digest_size=16).digest()
 
 
 def _field(where: str, i: int, j: int) -> str:
