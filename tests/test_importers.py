@@ -136,6 +136,38 @@ def test_a_truncated_last_line_is_its_own_rule(tmp_path):
     assert texts(session.messages) == ["hi"]
 
 
+def test_a_byte_order_mark_before_the_first_record_loses_no_record(tmp_path):
+    path = tmp_path / "bom.jsonl"  # Windows editors and PowerShell 5 write one
+    lines = record("user", "hi") + "\n" + record("assistant", "hello") + "\n"
+    path.write_bytes(b"\xef\xbb\xbf" + lines.encode())
+    session = load(path)
+    assert session.format == "claude-code" and rules(session) == []
+    assert texts(session.messages) == ["hi", "hello"]
+
+
+def test_bytes_that_are_not_utf8_are_replaced_and_reported_on_their_line(tmp_path):
+    path = tmp_path / "latin1.jsonl"
+    second = record("assistant", "caf\u00e9 ok").replace("\\u00e9", "\u00e9").encode("latin-1")
+    path.write_bytes(record("user", "hi").encode() + b"\n" + second + b"\n")
+    session = load(path)
+    assert rules(session) == [("line 2", "not_utf8")]
+    column = second.index(bytes([0xE9])) + 1  # the bad byte, counted from 1
+    assert f"column {column} " in session.problems[0].detail
+    assert texts(session.messages) == ["hi", "caf\ufffd ok"]
+
+
+def test_half_of_a_surrogate_pair_is_replaced_and_reported_so_the_list_can_be_sent(tmp_path):
+    path = tmp_path / "cut_emoji.jsonl"  # "\ud83d" alone: an emoji cut in two by a truncated output
+    whole = json.dumps({"type": "text", "text": "ok \U0001f600"})  # a whole pair stays as it is
+    path.write_text(
+        record("user", "hi \ud83d") + "\n" + record("assistant", [json.loads(whole)]) + "\n", encoding="ascii"
+    )
+    session = load(path)
+    assert rules(session) == [("line 1", "lone_surrogate")]
+    assert texts(session.messages) == ["hi \ufffd", "ok \U0001f600"]
+    assert json.dumps(session.messages, ensure_ascii=False).encode("utf-8")  # every string encodes now
+
+
 def test_the_chain_of_the_last_record_is_replayed_and_a_rewound_branch_is_not():
     lines = [
         record("user", "task", uuid="u1"),

@@ -86,6 +86,12 @@ def test_an_unserialisable_message_is_refused_before_any_file_exists(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_half_of_a_surrogate_pair_is_refused_naming_the_message_before_any_file_exists(tmp_path):
+    with pytest.raises(TranscriptError, match=r"messages\[1\] holds a lone UTF-16 surrogate \(U\+D83D"):
+        write_transcript([user("hi"), user("an emoji cut in two: \ud83d")], tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_list_of_non_messages_is_a_type_error_naming_the_index(tmp_path):
     with pytest.raises(TypeError, match=r"messages\[0\]"):
         write_transcript(["hello"], tmp_path)

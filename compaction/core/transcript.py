@@ -69,6 +69,7 @@ def write_transcript(
     """Write the whole list as JSONL (one message per line, fsynced, mode 0600); return its path."""
     directory = Path(directory)
     text = _encode(messages, directory, lines or to_json)  # before touching the disk: nothing half-written
+    data = _utf8(text, directory)
     if lines is not None:
         lines.forget_all_but(messages)
     try:
@@ -77,8 +78,8 @@ def write_transcript(
         raise TranscriptError(directory, f"cannot create the directory ({exc.strerror})") from exc
     fd, path = _claim(directory, name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
     except OSError as exc:
@@ -122,6 +123,20 @@ def _encode(messages: Sequence[dict[str, Any]], directory: Path, line: Callable[
         except (TypeError, ValueError) as exc:
             raise TranscriptError(directory, f"messages[{i}] is not JSON-serialisable ({exc})") from exc
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _utf8(text: str, directory: Path) -> bytes:
+    """The transcript's bytes; a lone UTF-16 surrogate (half a character) names its message."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        index = text.count("\n", 0, exc.start)  # one line per message: JSON escapes its newlines
+        char = f"U+{ord(text[exc.start]):04X}"
+        raise TranscriptError(
+            directory,
+            f"messages[{index}] holds a lone UTF-16 surrogate ({char}, half of a character such as an "
+            "emoji cut in two), which UTF-8 cannot encode",
+        ) from exc
 
 
 def _claim(directory: Path, name: str | None) -> tuple[int, Path]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compaction.core.messages import text_of
+from compaction.importers.lines import text_lines
 from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import EarlierCompaction, ImportedSession
@@ -65,8 +66,7 @@ def read_claude_code(
     problems: list[Problem] = []
     ignored: Counter = Counter()
     if isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="utf-8", errors="replace") as lines:
-            nodes = _nodes(lines, file, problems, ignored)
+        nodes = _nodes(text_lines(source, file, problems), file, problems, ignored)
     else:
         nodes = _nodes(source, file, problems, ignored)
     if not any(n.kind in MESSAGE_TYPES for n in nodes):

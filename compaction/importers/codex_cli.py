@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
+from compaction.importers.lines import text_lines
 from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
 from compaction.importers.session import ImportedSession
@@ -39,28 +40,27 @@ def read_codex(path: str | os.PathLike) -> ImportedSession:
     ignored: Counter = Counter()
     raw: list[dict] = []
     system: list[str] = []
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                record = loads(line)
-            except TooDeep as exc:
-                problems.append(Problem(file, where, "too_deep", str(exc)))
-                continue
-            except json.JSONDecodeError as exc:
-                rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-                problems.append(Problem(file, where, rule, json_error(exc, line=False)))
-                continue
-            kind = record.get("type") if isinstance(record, dict) else None
-            payload = record.get("payload") if isinstance(record, dict) else None
-            if kind in LOCAL:
-                ignored[kind] += 1
-            elif kind == "response_item" and isinstance(payload, dict):
-                _item(payload, where, file, raw, system, problems, ignored)
-            else:
-                problems.append(Problem(file, where, "unknown_record", not_a_record(record)))
+    for number, line in enumerate(text_lines(path, file, problems), 1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            record = loads(line)
+        except TooDeep as exc:
+            problems.append(Problem(file, where, "too_deep", str(exc)))
+            continue
+        except json.JSONDecodeError as exc:
+            rule = "not_json" if line.endswith("\n") else "truncated_last_line"
+            problems.append(Problem(file, where, rule, json_error(exc, line=False)))
+            continue
+        kind = record.get("type") if isinstance(record, dict) else None
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if kind in LOCAL:
+            ignored[kind] += 1
+        elif kind == "response_item" and isinstance(payload, dict):
+            _item(payload, where, file, raw, system, problems, ignored)
+        else:
+            problems.append(Problem(file, where, "unknown_record", not_a_record(record)))
     if not raw:
         raise NotASession(file, "no response_item messages or calls")
     messages = normalize(raw, file=file, problems=problems)

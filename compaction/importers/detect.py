@@ -62,7 +62,7 @@ def later_record(path: str | os.PathLike, lines: int = 50) -> Any:
 
 def _parsed(line: bytes) -> Any:
     try:
-        return loads(line.decode("utf-8", errors="replace"))
+        return loads(line.decode("utf-8-sig", errors="replace"))  # -sig: a byte-order mark is no record
     except ValueError:  # not JSON, or nested too deep to parse: no record to tell the format by
         return None
 

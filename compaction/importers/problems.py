@@ -29,6 +29,8 @@ RULES = {
     "repeated_uuid": "two records share a uuid; links to it follow the later one",
     "leading_assistant": "the session starts with the assistant; a marked user message was put first",
     "too_deep": f"a record nested deeper than {MAX_DEPTH} levels was skipped without parsing it",
+    "not_utf8": "bytes that are not UTF-8 were replaced by U+FFFD",
+    "lone_surrogate": "half of a UTF-16 surrogate pair (UTF-8 cannot encode it) was replaced by U+FFFD",
 }
 SKIPPING = ("not_json", "truncated_last_line", "unknown_record", "malformed_record", "too_deep")
 

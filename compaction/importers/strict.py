@@ -24,6 +24,7 @@ KEPT_BLOCKS = ("text", "tool_use", "tool_result", "image", "document", "thinking
 MISSING_RESULT = "[no result was recorded for this tool call]"
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 STARTS_WITH_ASSISTANT = "[the recorded session starts with an assistant message]"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str holds a pair as one character: these are halves
 
 
 def normalize(
@@ -79,6 +80,9 @@ def _merge(raw: list[dict], file: str, found: list[Problem]) -> list[dict]:
                 kind = block.get("type") if isinstance(block, dict) else type(block).__name__
                 found.append(Problem(file, where, "unsupported_block", f"a '{kind}' block was dropped"))
             if clean is not None:
+                clean, lone = without_lone_surrogates(clean)
+                if lone:
+                    found.append(Problem(file, where, "lone_surrogate", f"{lone} replaced by U+FFFD"))
                 kept.append(clean)
         if not kept:
             continue
@@ -174,6 +178,28 @@ def _answer(message: dict | None, pending: dict, where_of: dict, file: str, foun
 def _orphan_text(block: dict) -> str:
     body = text_of(block.get("content")) if not isinstance(block.get("content"), str) else block["content"]
     return f"[result of tool call {block['tool_use_id']}]\n{body}".strip()
+
+
+def without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` with each lone UTF-16 surrogate in its strings replaced by U+FFFD, and how many were.
+
+    JSON can hold half of a surrogate pair as an escape (``"\\ud83d"``: an emoji cut in two when a
+    tool's output was truncated); Python reads it as a character that UTF-8 cannot encode, so no
+    request or transcript could carry it. Values without one are returned as they are.
+    """
+    if isinstance(value, str):
+        count = len(_LONE_SURROGATE.findall(value))
+        return (_LONE_SURROGATE.sub("\ufffd", value), count) if count else (value, 0)
+    if isinstance(value, (dict, list)):
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        total, out = 0, None
+        for key, item in pairs:
+            fixed, count = without_lone_surrogates(item)
+            if count:
+                out = out if out is not None else (dict(value) if isinstance(value, dict) else list(value))
+                out[key], total = fixed, total + count
+        return (out, total) if total else (value, 0)
+    return value, 0
 
 
 def _as_blocks(content: Any) -> list:

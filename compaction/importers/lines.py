@@ -1,0 +1,31 @@
+"""The lines of a JSON Lines session file as text, with what their bytes needed said as problems.
+
+A byte-order mark at the start of the file (Windows editors write one) is dropped, so the first
+record is read like any other. A line whose bytes are not UTF-8 is decoded with U+FFFD in place of
+each bad byte and reported (rule ``not_utf8``, its line and the first bad byte's column), never
+changed in silence. Lines end at ``\\n`` only (a ``\\r\\n`` ending stays on the line, which JSON
+reads as whitespace).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from compaction.importers.problems import Problem
+
+BOM = b"\xef\xbb\xbf"
+
+
+def text_lines(path: str | os.PathLike, file: str, problems: list[Problem]) -> Iterator[str]:
+    """Every line of ``path``, blank ones too, in order (so line numbers hold); repairs in ``problems``."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                detail = f"bytes that are not UTF-8 from column {exc.start + 1} were replaced by U+FFFD"
+                problems.append(Problem(file, f"line {number}", "not_utf8", detail))
+                yield raw.decode("utf-8", errors="replace")
