@@ -14,6 +14,7 @@ import pytest
 
 from compaction import __main__ as cli
 from compaction.core.messages import validate
+from compaction.evaluate.replay import command
 from compaction.evaluate.replay.columns import COLUMNS
 from compaction.importers import RULES
 from compaction.importers.nesting import MAX_DEPTH
@@ -214,6 +215,49 @@ def test_probes_given_in_a_file_are_scored_and_a_bad_probe_file_exits_2(capsys, 
     (tmp_path / "bad.json").write_text(json.dumps({"probes": [{"id": "x", "kind": "guess"}]}))
     status, out = replay(capsys, path, "--probes", tmp_path / "bad.json")
     assert status == 2 and out.startswith("error: ") and "bad.json" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "where", "said"),
+    [
+        ("--report", "absent/r.html", "the folder"),  # its folder is missing
+        ("--report", "", "a folder is there, and it must be a file"),
+        ("--save-final", "s.jsonl", "a file is there, and it must be a folder"),
+        ("--workdir", "s.jsonl", "a file is there, and it must be a folder"),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_exits_2_before_any_replay(
+    capsys, tmp_path, option, where, said
+):
+    path = session_file(tmp_path / "s.jsonl")
+    status, out = replay(capsys, path, "--strategy", "none", option, tmp_path / where)
+    assert status == 2 and out.startswith(f"error: {option} ") and said in out
+    assert "window" not in out  # no table: nothing was replayed
+
+
+def test_a_probe_file_that_is_not_utf8_exits_2_naming_it_and_the_byte(capsys, tmp_path):
+    data = b'{"probes": [{"id": "caf\xe9"}]}'
+    (tmp_path / "p.json").write_bytes(data)
+    status, out = replay(capsys, session_file(tmp_path / "s.jsonl"), "--probes", tmp_path / "p.json")
+    assert status == 2 and f"p.json: not UTF-8 text (byte {data.index(0xE9) + 1} is 0xe9)" in out
+
+
+def test_an_unreadable_file_in_a_folder_is_skipped_and_named(capsys, tmp_path, monkeypatch):
+    session_file(tmp_path / "a.jsonl")
+    session_file(tmp_path / "b.jsonl")
+    real_load = command.load
+
+    def load(path, *args):
+        if Path(path).name == "b.jsonl":  # as a file root owns reads to another user
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_load(path, *args)
+
+    monkeypatch.setattr(command, "load", load)
+    status, out = replay(capsys, tmp_path, "--strategy", "none")
+    assert status == 0 and "a.jsonl: window" in out
+    assert "b.jsonl: skipped, cannot be read (Permission denied)" in out
+    status, out = replay(capsys, tmp_path / "b.jsonl")
+    assert status == 2 and "b.jsonl: cannot be read (Permission denied)" in out
 
 
 def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_path, monkeypatch):

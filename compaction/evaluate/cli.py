@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from compaction.agent.backend import BackendError, backend_name, connect
 from compaction.evaluate import compare
 from compaction.evaluate.grade import ask_model
+from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay.turns import Replay, keep_final
 from compaction.evaluate.strategies import CHEAPER, STRATEGIES
@@ -52,6 +53,10 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
     errors = Console(stderr=True, highlight=False)  # problems and refusals; the tables go to stdout
     if args.probes is not None and args.session is None:
         errors.print("error: --probes needs --session", style="red")
+        return 2
+    problem = output_problem(args.save_final, "--save-final", folder=True)
+    if problem:
+        errors.print(f"error: {problem}", style="red", markup=False, soft_wrap=True)
         return 2
     try:
         if args.session is not None:

@@ -18,7 +18,7 @@ from compaction.core.language import say
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
-from compaction.evaluate.probes import KINDS, Probe, load_probes
+from compaction.evaluate.probes import KINDS, Probe, ProbeError, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
@@ -77,10 +77,15 @@ def recorded_session(
 ) -> Session:
     """A recorded session file (.jsonl or .traj) with its probes: given, in ``PROBES``, or found."""
     path = Path(path)
+    if window is not None and (not isinstance(window, int) or window < 1):
+        raise ValueError(f"the window must be a positive number of tokens, not {window!r}")
+    if probes is not None and not Path(probes).is_file():
+        raise ProbeError(f"{probes}: {'not a file' if Path(probes).exists() else 'no such probe file'}")
     messages = load_session(path)
     probe_file = Path(probes) if probes is not None else PROBES / f"{path.stem}.json"
     found = load_probes(probe_file) if probe_file.is_file() else find_probes(messages)
-    return Session(path.stem, found, messages=messages, window=window or replay_window(messages))
+    window = window if window is not None else replay_window(messages)
+    return Session(path.stem, found, messages=messages, window=window)
 
 
 def real_sessions(folder: str | Path = DATA, min_tokens: int = 4_000) -> list[Session]:

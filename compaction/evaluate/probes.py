@@ -92,9 +92,12 @@ def load_probes(path: str | Path) -> list[Probe]:
     """The probes of a JSON probe file (an object with ``probes``, or a bare list)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))  # -sig: a byte-order mark is allowed
     except json.JSONDecodeError as exc:
         raise ProbeError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise ProbeError(f"{path}: not UTF-8 text (byte {exc.start + 1} is {byte:#04x})") from None
     items = data.get("probes") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ProbeError(f"{path}: expected a list of probes or an object with a 'probes' list")

@@ -90,6 +90,9 @@ class Budget(Layer):
     max_chars: int = 200_000
     run: Callable[..., list[dict]] = tool_result_budget
 
+    def __post_init__(self) -> None:
+        whole("max_chars", self.max_chars)  # said when the list is built, not when the layer first fires
+
     def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
         """Not triggered while the newest tool results hold ``max_chars`` characters or fewer."""
         chars = newest_results_chars(messages)

@@ -118,8 +118,12 @@ class Micro(Layer):
 
     def __post_init__(self) -> None:
         fraction("trigger", self.trigger)
-        whole("keep_used", self.keep_used)
-        whole("payback_turns", self.payback_turns)
+        for name in ("keep_recent", "min_chars", "keep_used", "payback_turns"):
+            whole(name, getattr(self, name))  # said when the list is built, not when micro first fires
+        if self.clear_at_least is not None:
+            whole("clear_at_least", self.clear_at_least)
+        if isinstance(self.exclude_tools, str):  # tuple("bash") would exclude "b", "a", "s", "h"
+            raise ValueError(f"exclude_tools must be a collection of tool names, got {self.exclude_tools!r}")
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
     def fires_at(self, pipeline: Any) -> int:

@@ -33,6 +33,7 @@ from compaction.agent.backend import BackendError, connect
 from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.evaluate.cost import SharedCounter, Tokens
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import Probe, ProbeError, load_probes
 from compaction.evaluate.replay.columns import (
     COLUMNS,
@@ -112,6 +113,11 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
         return status
     if args.window < 1:
         return _fail(errors, f"--window must be a positive number of tokens, not {args.window}")
+    outputs = [("--report", args.report, False), ("--save-final", args.save_final, True)]
+    outputs.append(("--workdir", args.workdir, True))
+    for problem in (output_problem(path, option, folder=folder) for option, path, folder in outputs):
+        if problem:
+            return _fail(errors, problem)
     try:
         given = load_probes(args.probes) if args.probes else None
     except (ProbeError, OSError) as exc:
@@ -136,6 +142,11 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
             if named:
                 return _fail(errors, f"{path}: not a session: {exc.reason}")
             _say(errors, f"{path}: skipped, not a session: {exc.reason}")
+        except OSError as exc:  # unreadable (permissions, a vanished file): said, and the scan goes on
+            why = exc.strerror or str(exc)
+            if named:
+                return _fail(errors, f"{path}: cannot be read ({why})")
+            _say(errors, f"{path}: skipped, cannot be read ({why})")
     if not sessions:
         return _fail(errors, "no session found in " + ", ".join(str(p) for p in args.paths))
     replays = []
