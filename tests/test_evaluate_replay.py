@@ -145,7 +145,8 @@ def test_the_command_scores_any_session_with_its_probe_file(tmp_path, capsys):
     assert code == 0
     assert "s (window 3,000; 3 probes)" in out and "masking 3" in out
     assert "not reached: probes about work a refused run never got to, counted as lost" in out  # legend
-    assert out.rstrip().splitlines()[-1].startswith("default pipeline, s: not measured")
+    last = out.rstrip().splitlines()[-1]
+    assert last == "default pipeline, s: not measured (run it with the 'pipeline' strategy)"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s-masking_3.json", "s-none.json"]
 
 
@@ -168,6 +169,18 @@ def test_the_command_at_a_tiny_window_says_why_each_strategy_was_refused_on_stde
     assert code == 0
     assert "s: summary only refused at turn 1: the first message alone is " in captured.err
     assert "refused at turn 1" in captured.out  # the table's outcome column
+
+
+def test_a_refused_default_pipeline_gets_its_refusal_as_the_last_line_not_figures(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    code = main(["evaluate", "--session", str(session_file), "--window", "5", "--strategy", "none",
+                 "--strategy", "pipeline"])  # fmt: skip
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert code == 0
+    assert last.startswith("default pipeline, s: refused at turn 1: the first message alone is ")
+    assert "removed" not in last and "of none" not in last  # a run cut short compares with nothing
 
 
 def test_the_command_names_a_file_that_is_no_session_by_the_path_given(tmp_path, capsys):

@@ -177,8 +177,13 @@ def headline(replays: Sequence[Replay], session: str = HEADLINE) -> str:
     """The last line: the default pipeline on the 150-turn offline session against ``none``."""
     mine = next((r for r in replays if r.session == session and r.strategy == DEFAULT), None)
     none = baseline(replays, session)
-    if mine is None or none is None or mine.score is None:
-        return f"default pipeline, {session}: not measured (run it with the 'none' strategy)"
+    missing = [f"the {name!r} strategy" for name, run in ((DEFAULT, mine), ("none", none)) if run is None]
+    if missing:
+        return f"default pipeline, {session}: not measured (run it with {' and '.join(missing)})"
+    if mine.outcome.startswith("refused"):  # a run cut short: its removal and cost compare with nothing
+        return f"default pipeline, {session}: {mine.outcome}"
+    if mine.score is None:
+        return f"default pipeline, {session}: not measured (no probes for this session)"
     return (
         f"default pipeline, {session}: probes {percent(mine.score.share)} "
         f"(artifacts {percent(mine.score.by_kind('artifact'))}), tokens removed {percent(mine.removed)}, "
