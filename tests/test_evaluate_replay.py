@@ -55,6 +55,14 @@ def test_none_keeps_everything_and_says_where_it_would_overflow():
     assert r.cost.breaks == 0 and r.cost.sent > r.peak
 
 
+def test_a_run_that_came_to_the_end_reached_every_probe_even_one_only_the_last_answer_holds():
+    done = Probe("done", "continuation", "How did it end?", ("Done.",))  # only in the last answer
+    for strategy in ("none", "pipeline"):
+        r = replay_messages(long_session(12), strategy, window=200_000, probes=[*PROBES, done])
+        assert r.outcome.endswith(" turns") and r.unreached == [], strategy
+        assert "done" in r.score.answered  # the last answer, as it came, is in the final context
+
+
 def test_masking_loses_the_old_error_and_the_replay_names_the_pass():
     r = replay_messages(long_session(), "masking 3", window=4_000, probes=PROBES)
     assert r.score.missed == ["error"]

@@ -207,6 +207,8 @@ def replay(
         run.turns.append(ReplayedRequest(sent.turn, len(context), sent.size, 0.0))
         if on_turn is not None:
             on_turn(sent.turn, len(slices))
+    if not run.refused:  # it came to the end: the last answer too has arrived, so every probe was reached
+        run.received = len(session)
     # the API refuses a request over the window: what "none" sends after that is never paid for
     refused = next((i for t, i in zip(run.turns, agent_requests, strict=True) if t.tokens > window), None)
     run.cost = price(recording.requests[:refused], tokens)
