@@ -15,7 +15,7 @@ import pytest
 from compaction import __main__ as cli
 from compaction.core.messages import validate
 from compaction.evaluate.replay import command
-from compaction.evaluate.replay.columns import COLUMNS
+from compaction.evaluate.replay.columns import COLUMNS, dollars
 from compaction.importers import RULES
 from compaction.importers.nesting import MAX_DEPTH
 
@@ -367,3 +367,9 @@ def test_columns_narrows_the_table_when_the_output_is_not_a_terminal(capsys, tmp
     status = cli.main(["replay", str(session_file(tmp_path / "s.jsonl")), "--window", "4000"])
     table = [line for line in capsys.readouterr().out.splitlines() if set(line) & set("┃│┏└")]
     assert status == 0 and table and max(len(line) for line in table) <= 110
+
+
+def test_a_cost_too_small_for_four_decimals_is_not_shown_as_nothing():
+    assert dollars(0.0) == "$0.0000"  # nothing sent
+    assert dollars(0.00002) == "<$0.0001"  # a few tokens: spent, but under the last decimal
+    assert dollars(0.00005) == "$0.0001" and dollars(1.23456) == "$1.2346"

@@ -50,6 +50,11 @@ def fired(run: StrategyRun) -> str:
     return ", ".join(f"{layer} x{n}" for layer, n in run.fired().items()) or "-"
 
 
+def dollars(amount: float) -> str:
+    """A cost to four decimals; an amount above zero that rounds to nothing says so (``<$0.0001``)."""
+    return "<$0.0001" if 0 < amount < 0.00005 else f"${amount:.4f}"
+
+
 def cells(run: StrategyRun) -> list[str]:
     """The row of ``run`` under ``COLUMNS`` (plain text, not yet redacted)."""
     gone = departures(run)
@@ -65,7 +70,7 @@ def cells(run: StrategyRun) -> list[str]:
         fired(run),
         f"{run.cost.sent:,}",
         f"{run.cost.breaks:,}",
-        f"${run.dollars:.4f}",
+        dollars(run.dollars),
         kept,
         f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens" if gone else "-",
     ]
