@@ -33,7 +33,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="the 150-turn offline session and two real ones")
     parser.add_argument("--session", type=Path, help="a session file to score (.jsonl or .traj)")
     parser.add_argument("--probes", type=Path, help="a JSON probe file for --session")
-    parser.add_argument("--window", type=int, help="context window for --session (default: a third of it)")
+    parser.add_argument(
+        "--window",
+        type=int,
+        help="context window for --session (default: a third of its tokens, at least 4,000 and twice its "
+        "first message; a session smaller than that never needs compaction)",
+    )
     parser.add_argument(
         "--strategy", action="append", choices=STRATEGIES + CHEAPER, help="only these (repeatable)"
     )
