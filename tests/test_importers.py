@@ -101,6 +101,25 @@ def test_an_unsupported_block_is_dropped_and_reported_with_its_line():
     assert rules(session) == [("line 2", "unsupported_block")]
 
 
+def test_a_block_dropped_from_inside_a_tool_result_is_reported_and_its_text_kept():
+    call = {"type": "tool_use", "id": "toolu_1", "name": "ToolSearch", "input": {"query": "x"}}
+    inner = [
+        {"type": "text", "text": "found one tool"},
+        {"type": "tool_reference", "tool_name": "Grep"},  # Claude Code's ToolSearch writes these
+        {"type": "text", "text": ""},  # empty: noise, not reported
+    ]
+    lines = [
+        record("user", "go"),
+        record("assistant", [call]),
+        record("user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": inner}]),
+    ]
+    session = read_claude_code(lines)
+    (result,) = tool_result_blocks(session.messages[2])
+    assert result["content"] == [{"type": "text", "text": "found one tool"}]
+    assert rules(session) == [("line 3", "unsupported_block")]
+    assert "'tool_reference' block inside a tool result" in session.problems[0].detail
+
+
 @pytest.mark.parametrize(
     "bad, rule",
     [

@@ -79,6 +79,9 @@ def _merge(raw: list[dict], file: str, found: list[Problem]) -> list[dict]:
             if clean is None and _worth_reporting(block):
                 kind = block.get("type") if isinstance(block, dict) else type(block).__name__
                 found.append(Problem(file, where, "unsupported_block", f"a '{kind}' block was dropped"))
+            for kind in _dropped_inside(block) if clean is not None else ():
+                detail = f"a '{kind}' block inside a tool result was dropped (its text and images are kept)"
+                found.append(Problem(file, where, "unsupported_block", detail))
             if clean is not None:
                 clean, lone = without_lone_surrogates(clean)
                 if lone:
@@ -200,6 +203,21 @@ def without_lone_surrogates(value: Any) -> tuple[Any, int]:
                 out[key], total = fixed, total + count
         return (out, total) if total else (value, 0)
     return value, 0
+
+
+def _dropped_inside(block: Any) -> list[str]:
+    """The types of the blocks in a tool result's content list that ``_clean`` leaves out (not empty text)."""
+    content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+    if not isinstance(content, list):
+        return []
+    kept = ("text", "image")
+    return [
+        b.get("type") if isinstance(b, dict) else type(b).__name__
+        for b in content
+        if _worth_reporting(b)
+        and not (isinstance(b, dict) and b.get("type") in kept and _clean(b) is not None)
+        and not isinstance(b, str)
+    ]
 
 
 def _as_blocks(content: Any) -> list:
