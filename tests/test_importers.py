@@ -120,6 +120,23 @@ def test_a_block_dropped_from_inside_a_tool_result_is_reported_and_its_text_kept
     assert "'tool_reference' block inside a tool result" in session.problems[0].detail
 
 
+def test_a_call_whose_id_is_a_number_or_whose_input_is_text_keeps_its_result_and_arguments():
+    calls = [
+        {"type": "tool_use", "id": 7, "name": "bash", "input": '{"command": "ls"}'},  # arguments as JSON text
+        {"type": "tool_use", "id": "t2", "name": "note", "input": "plain words"},
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": 7, "content": "a.txt"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "ok"},
+    ]
+    session = read_claude_code([record("user", "go"), record("assistant", calls), record("user", results)])
+    uses, answers = tool_use_blocks(session.messages[1]), tool_result_blocks(session.messages[2])
+    expected = [("7", {"command": "ls"}), ("t2", {"input": "plain words"})]
+    assert [(u["id"], u["input"]) for u in uses] == expected
+    assert [(r["tool_use_id"], r["content"]) for r in answers] == [("7", "a.txt"), ("t2", "ok")]
+    assert rules(session) == []
+
+
 @pytest.mark.parametrize(
     "bad, rule",
     [

@@ -220,6 +220,24 @@ def _dropped_inside(block: Any) -> list[str]:
     ]
 
 
+def _input_object(value: Any) -> dict:
+    """A tool call's input as the object the API takes: a JSON object given as text is read, else kept whole.
+
+    Some harnesses store the arguments as the JSON text the model wrote; anything else that is not an
+    object (a plain string, a list) is kept under ``"input"`` rather than lost.
+    """
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    return {} if value is None or value == "" else {"input": value}
+
+
 def _as_blocks(content: Any) -> list:
     if isinstance(content, str):
         return [text(content)] if content.strip() else []
@@ -243,11 +261,14 @@ def _clean(block: Any) -> dict | None:
     if kind == "tool_use":
         if not isinstance(block.get("name"), str) or not block["name"]:
             return None
-        call_id = block.get("id") if isinstance(block.get("id"), str) and block.get("id") else "call"
-        tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
-        return tool_use(call_id, block["name"], tool_input)
+        raw_id = block.get("id")
+        call_id = str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else ""
+        return tool_use(call_id or "call", block["name"], _input_object(block.get("input")))
     if kind == "tool_result":
-        if not isinstance(block.get("tool_use_id"), str):
+        use_id = block.get("tool_use_id")
+        if isinstance(use_id, int) and not isinstance(use_id, bool):  # a number, as its call's id is read
+            block = {**block, "tool_use_id": str(use_id)}
+        elif not isinstance(use_id, str):
             return None
         content = block.get("content", "")
         if isinstance(content, list):
