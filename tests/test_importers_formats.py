@@ -9,6 +9,7 @@ import pytest
 
 from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
 from compaction.importers import NotASession, from_swe_agent, load, sessions_in
+from compaction.importers.nesting import MAX_DEPTH
 
 TASK = {"role": "user", "content": "fix the bug"}
 
@@ -329,6 +330,15 @@ def test_a_codex_item_the_importer_does_not_know_is_reported_with_its_line(tmp_p
     lines.insert(3, json.dumps({"type": "response_item", "payload": {"type": "web_search_call", "id": "w"}}))
     session = load(write(tmp_path / "rollout.jsonl", "\n".join(lines) + "\n"))
     assert [(p.where, p.rule) for p in session.problems] == [("line 4", "unknown_record")]
+
+
+def test_codex_arguments_nested_too_deep_to_read_are_kept_as_their_text(tmp_path):
+    deep = "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    call = {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": deep}
+    lines = codex_lines()
+    lines[3] = json.dumps({"type": "response_item", "payload": call})
+    session = load(write(tmp_path / "rollout.jsonl", "\n".join(lines) + "\n"))
+    assert ("shell", {"input": deep}) in calls(session.messages)
 
 
 def test_json_lines_whose_first_line_is_broken_are_still_read_and_the_line_is_named(tmp_path):

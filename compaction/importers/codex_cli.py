@@ -83,7 +83,7 @@ def _item(payload: dict, where: str, file: str, raw: list, system: list, problem
         arguments = payload.get("arguments", payload.get("input"))
         try:
             args = loads(arguments) if isinstance(arguments, str) else arguments
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or nested too deep to read: kept as the text it is
             args = {"input": arguments}
         args = args if isinstance(args, dict) else {"input": args}
         call = tool_use(str(payload.get("call_id") or "call"), str(payload.get("name") or "tool"), args)
