@@ -424,3 +424,29 @@ def test_an_observation_of_a_type_openhands_does_not_define_is_kept_and_reported
     assert [(p.where, p.rule, p.detail) for p in session.problems] == [
         ("events[2] (id 3)", "unknown_kept", "observation 'teleport', kept as a result")
     ]
+
+
+def test_fields_of_an_unexpected_type_are_read_or_the_event_is_named_never_a_traceback(tmp_path):
+    ls = metadata(
+        "toolu_ls", "execute_bash", response("r1", "", [("toolu_ls", "execute_bash", {"command": "ls"})])
+    )
+    events = [
+        action(1, "message", {"content": "Look.", "image_urls": "https://example.com/a.png"}, source="user"),
+        action(2, "run", {"command": "ls"}, meta=ls),
+        observation(3, "run", "a.txt", [2], meta=ls),  # a cause that is a list: no id to pair by
+        {**action(5, "message", {"content": "Done."}), "id": {"odd": 1}},  # an id that is an object
+    ]
+    session = load(write(tmp_path / "odd.json", events))
+    validate(session.messages)
+    first = session.messages[0]["content"]
+    assert [b["type"] for b in first] == ["text", "image"]  # one image for the one url, not one per letter
+    assert results(session.messages) == [("toolu_ls", "a.txt", False)]  # paired by its tool-call id
+    assert "Done." in json.dumps(session.messages[-1])
+
+
+def test_a_v1_message_whose_content_is_plain_text_is_kept(tmp_path):
+    events = v1_events()
+    message = next(e for e in events if e.get("kind") == "MessageEvent")
+    message["llm_message"]["content"] = "Fix the parser."
+    session = load(write(tmp_path / "v1.json", events))
+    assert session.messages[0]["content"] == [{"type": "text", "text": "Fix the parser."}]

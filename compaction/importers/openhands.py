@@ -150,9 +150,14 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
         if not isinstance(event, dict):
             problems.append(Problem(file, where, "malformed_record", "an event that is not an object"))
             continue
-        step = _v1(event) if "kind" in event else _v0(event)
-        if isinstance(event.get("id"), (int, str)):
-            turns.seen.add(event["id"])
+        try:
+            step = _v1(event) if "kind" in event else _v0(event)
+        except (TypeError, AttributeError, ValueError) as exc:  # a field of an unexpected type
+            problems.append(Problem(file, where, "malformed_record", f"an event not read ({exc})"))
+            continue
+        event_id = event.get("id") if isinstance(event.get("id"), (int, str)) else None
+        if event_id is not None:
+            turns.seen.add(event_id)
         if step.kind == "ignore":
             ignored[step.detail] += 1
         elif step.kind == "unknown":
@@ -166,7 +171,7 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
         elif step.kind == "say":
             turns.say(step.role, step.blocks, where)
         elif step.kind == "call":
-            turns.call(event.get("id"), step, where)
+            turns.call(event_id, step, where)
         else:  # a result; one of a type OpenHands does not define is kept, and named
             if step.detail:
                 problems.append(Problem(file, where, "unknown_kept", step.detail))
@@ -216,16 +221,17 @@ class _Turns:
             self.turn_of_event[event_id] = (self.open, step.call["id"])
 
     def result(self, step: _Step, where: str) -> None:
-        known = self.turn_of_event.get(step.cause) if step.cause is not None else None
+        cause = step.cause if isinstance(step.cause, (int, str)) else None  # an id, or no usable one
+        known = self.turn_of_event.get(cause) if cause is not None else None
         call_id = step.call_id or (known[1] if known else None)
-        if call_id is None and (step.cause is None or step.cause in self.seen):
+        if call_id is None and (cause is None or cause in self.seen):
             # answers no call (the user's own command, an error after a message): plain text
             said = step.content if isinstance(step.content, list) else _blocks(step.content)
             self.items.append({"role": "user", "content": said, "where": where})
             self.open = None
             return
         turn = self.turn_of_call.get(call_id) if call_id else None
-        block = tool_result(call_id or f"no_action_{step.cause}", step.content, is_error=step.is_error)
+        block = tool_result(call_id or f"no_action_{cause}", step.content, is_error=step.is_error)
         message = {"role": "user", "content": [block], "where": where}
         if turn is not None:
             turn["results"].append(message)
@@ -274,7 +280,8 @@ def _v0_action(event: dict) -> _Step:
     if kind == "system":
         return _Step("system", detail=str(args.get("content") or ""))
     if kind == "message":
-        blocks = _blocks(str(args.get("content") or "")) + [_image(u) for u in args.get("image_urls") or []]
+        images = [_image(u) for u in _listed(args.get("image_urls"))]
+        blocks = _blocks(str(args.get("content") or "")) + images
         return _Step("say", role="user" if source == "user" else "assistant", blocks=blocks)
     if kind == "finish":
         said = [str(args.get(k) or "") for k in ("thought", "final_thought")]
@@ -326,7 +333,7 @@ def _v1(event: dict) -> _Step:
         role = message.get("role")
         if role not in ("user", "assistant"):
             return _Step("unknown", detail=f"MessageEvent with role {role!r}")
-        parts = [*(message.get("content") or []), *(event.get("extended_content") or [])]
+        parts = [*_listed(message.get("content")), *_listed(event.get("extended_content"))]
         return _Step("say", role=role, blocks=_parts(parts))
     if kind == "ActionEvent":
         call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
@@ -358,7 +365,7 @@ def _v1_result(event: dict, kind: str) -> _Step:
         observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
         parts = observation.get("content")
         parts = parts if isinstance(parts, list) else [{"type": "text", "text": _text(parts)}]
-        content = _parts([*parts, *(event.get("extended_content") or [])])
+        content = _parts([*parts, *_listed(event.get("extended_content"))])
         if all(b["type"] == "text" for b in content):  # text only: one string, as the other importers give
             content = "\n".join(b["text"] for b in content)
         error = observation.get("is_error") is True
@@ -394,14 +401,23 @@ def _arguments(arguments: Any) -> dict:
 
 
 def _parts(parts: Any) -> list:
-    """SDK content parts (``text``, ``image`` with ``image_urls``) as Messages API blocks."""
+    """SDK content parts (``text``, ``image`` with ``image_urls``, or plain text) as Messages API blocks."""
     blocks: list = []
     for part in parts if isinstance(parts, list) else []:
         if isinstance(part, dict) and part.get("type") == "image":
-            blocks.extend(_image(u) for u in part.get("image_urls") or [])
+            blocks.extend(_image(u) for u in _listed(part.get("image_urls")))
         elif isinstance(part, dict) and isinstance(part.get("text"), str):
             blocks.extend(_blocks(part["text"]))
+        elif isinstance(part, str):  # content given as plain text
+            blocks.extend(_blocks(part))
     return blocks
+
+
+def _listed(value: Any) -> list:
+    """A field that holds a list: a single value stands for a list of one, nothing for none."""
+    if value is None or value == "":
+        return []
+    return value if isinstance(value, list) else [value]
 
 
 def _image(url: Any) -> dict:
