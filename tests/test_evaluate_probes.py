@@ -74,6 +74,11 @@ def test_a_bare_list_is_a_probe_file_too(tmp_path):
             'expected a string, {"any"',
         ),
         ({"id": "a", "kind": "recall", "question": "q", "evidence": [3]}, "evidence 0"),
+        ({"id": "a", "kind": "recall", "question": "q", "evidence": [{"any": [" "]}]}, "expected a string"),
+        (
+            {"id": "a", "kind": "recall", "question": "q", "evidence": [{"regex": "x*"}]},
+            "matches empty text, so any context answers it",
+        ),
     ],
 )
 def test_a_bad_probe_is_refused_naming_file_probe_and_field(tmp_path, item, message):

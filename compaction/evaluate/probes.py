@@ -74,14 +74,18 @@ def _check_evidence(item: Any, where: str) -> None:
         if (
             isinstance(item["any"], list)
             and item["any"]
-            and all(isinstance(s, str) and s for s in item["any"])
+            and all(isinstance(s, str) and s.strip() for s in item["any"])
         ):
             return
     if isinstance(item, Mapping) and list(item) == ["regex"] and isinstance(item["regex"], str):
         try:
-            re.compile(item["regex"])
+            pattern = re.compile(item["regex"])
         except re.error as exc:
             raise ProbeError(f"{where}: bad regex: {exc}") from None
+        if pattern.search(""):  # it would find itself in any context: a probe every run keeps
+            raise ProbeError(
+                f"{where}: the regex {item['regex']!r} matches empty text, so any context answers it"
+            )
         return
     raise ProbeError(
         f'{where}: expected a string, {{"any": [strings]}} or {{"regex": pattern}}, not {item!r}'
