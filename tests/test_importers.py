@@ -105,7 +105,7 @@ def test_a_block_dropped_from_inside_a_tool_result_is_reported_and_its_text_kept
     call = {"type": "tool_use", "id": "toolu_1", "name": "ToolSearch", "input": {"query": "x"}}
     inner = [
         {"type": "text", "text": "found one tool"},
-        {"type": "tool_reference", "tool_name": "Grep"},  # Claude Code's ToolSearch writes these
+        {"type": "tool_reference", "tool_name": "Grep"},  # the SDK allows it: ToolResultBlockParam.content
         {"type": "text", "text": ""},  # empty: noise, not reported
     ]
     lines = [
@@ -173,7 +173,7 @@ def test_a_truncated_last_line_is_its_own_rule(tmp_path):
 
 
 def test_a_byte_order_mark_before_the_first_record_loses_no_record(tmp_path):
-    path = tmp_path / "bom.jsonl"  # Windows editors and PowerShell 5 write one
+    path = tmp_path / "bom.jsonl"  # some editors write one
     lines = record("user", "hi") + "\n" + record("assistant", "hello") + "\n"
     path.write_bytes(b"\xef\xbb\xbf" + lines.encode())
     session = load(path)

@@ -1,6 +1,6 @@
 """The lines of a JSON Lines session file as text, with what their bytes needed said as problems.
 
-A byte-order mark at the start of the file (Windows editors write one) is dropped, so the first
+A byte-order mark at the start of the file (some editors write one) is dropped, so the first
 record is read like any other. A line whose bytes are not UTF-8 is decoded with U+FFFD in place of
 each bad byte and reported (rule ``not_utf8``, its line and the first bad byte's column), never
 changed in silence. Lines end at ``\\n`` only (a ``\\r\\n`` ending stays on the line, which JSON
