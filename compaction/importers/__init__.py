@@ -14,7 +14,6 @@ into one JSON list first).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,11 +23,10 @@ from compaction.importers.claude_code import read_claude_code
 from compaction.importers.codex_cli import read_codex
 from compaction.importers.detect import FORMATS, document_format, first_record, later_record, lines_format
 from compaction.importers.document import read_document, streamed_document
-from compaction.importers.lines import text_lines
+from compaction.importers.lines import json_records, text_lines
 from compaction.importers.mini_swe_agent import read_mini_swe_agent
-from compaction.importers.nesting import TooDeep, loads
 from compaction.importers.openhands import read_openhands
-from compaction.importers.problems import RULES, NotASession, Problem, json_error
+from compaction.importers.problems import RULES, NotASession, Problem
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import MISSING_RESULT, normalize
 from compaction.importers.swe_agent import read_swe_agent
@@ -110,18 +108,9 @@ def _chat(data, file: str, kind: str) -> ImportedSession:
 
 
 def _chat_lines(path: Path) -> ImportedSession:
-    items, problems = [], []
-    for number, line in enumerate(text_lines(path, path.name, problems), 1):
-        if not line.strip():
-            continue
-        where = f"line {number}"
-        try:
-            items.append((where, loads(line)))
-        except TooDeep as exc:
-            problems.append(Problem(path.name, where, "too_deep", str(exc)))
-        except json.JSONDecodeError as exc:
-            rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-            problems.append(Problem(path.name, where, rule, json_error(exc, line=False)))
+    problems: list[Problem] = []
+    lines = text_lines(path, path.name, problems)
+    items = [(f"line {number}", record) for number, record in json_records(lines, path.name, problems)]
     session = _forced(items, path.name, "chat", "")
     session.problems[:0] = problems  # the lines' own problems first, in line order
     return session

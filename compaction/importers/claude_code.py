@@ -17,7 +17,6 @@ files, timestamps, costs.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -25,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compaction.core.messages import text_of
-from compaction.importers.lines import text_lines
-from compaction.importers.nesting import TooDeep, loads
-from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
+from compaction.importers.lines import json_records, text_lines
+from compaction.importers.problems import NotASession, Problem, not_a_record
 from compaction.importers.session import EarlierCompaction, ImportedSession
 from compaction.importers.strict import normalize
 
@@ -88,18 +86,7 @@ def read_claude_code(
 def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Counter) -> list[_Node]:
     """Parse each line once; keep only what the chain and the messages need."""
     nodes: list[_Node] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = loads(line)
-        except TooDeep as exc:
-            problems.append(Problem(file, f"line {number}", "too_deep", str(exc)))
-            continue
-        except json.JSONDecodeError as exc:
-            rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-            problems.append(Problem(file, f"line {number}", rule, json_error(exc, line=False)))
-            continue
+    for number, record in json_records(lines, file, problems):
         kind = record.get("type") if isinstance(record, dict) else None
         where = f"line {number}"
         if kind in MESSAGE_TYPES:

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
-from compaction.importers.lines import text_lines
-from compaction.importers.nesting import TooDeep, loads
-from compaction.importers.problems import NotASession, Problem, json_error, not_a_record
+from compaction.importers.lines import json_records, text_lines
+from compaction.importers.nesting import loads
+from compaction.importers.problems import NotASession, Problem, not_a_record
 from compaction.importers.session import ImportedSession
 from compaction.importers.strict import normalize
 
@@ -40,19 +40,8 @@ def read_codex(path: str | os.PathLike) -> ImportedSession:
     ignored: Counter = Counter()
     raw: list[dict] = []
     system: list[str] = []
-    for number, line in enumerate(text_lines(path, file, problems), 1):
-        if not line.strip():
-            continue
+    for number, record in json_records(text_lines(path, file, problems), file, problems):
         where = f"line {number}"
-        try:
-            record = loads(line)
-        except TooDeep as exc:
-            problems.append(Problem(file, where, "too_deep", str(exc)))
-            continue
-        except json.JSONDecodeError as exc:
-            rule = "not_json" if line.endswith("\n") else "truncated_last_line"
-            problems.append(Problem(file, where, rule, json_error(exc, line=False)))
-            continue
         kind = record.get("type") if isinstance(record, dict) else None
         payload = record.get("payload") if isinstance(record, dict) else None
         if kind in LOCAL:
