@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,26 @@ def test_the_buffer_scales_down_for_small_windows_and_never_grows_past_claude_co
     assert default_buffer(200_000) == 13_000
     assert default_buffer(1_000_000) == 13_000
     assert default_buffer(8_000) == 520
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda: Micro(keep_recent=-1), "keep_recent must be a non-negative integer, got -1"),
+        (lambda: Micro(keep_recent=2.0), "keep_recent must be a non-negative integer, got 2.0"),
+        (lambda: Micro(min_chars="120"), "min_chars must be a non-negative integer, got '120'"),
+        (lambda: Micro(clear_at_least=-1), "clear_at_least must be a non-negative integer"),
+        (lambda: Micro(exclude_tools="bash"), "exclude_tools must be a collection of tool names"),
+        (lambda: Budget(max_chars=1.5), "max_chars must be a non-negative integer, got 1.5"),
+    ],
+)
+def test_a_layer_refuses_a_bad_setting_when_built_not_when_it_first_fires(make, said):
+    with pytest.raises(ValueError, match=re.escape(said)):
+        make()
+
+
+def test_a_list_of_tool_names_is_kept_as_names():
+    assert Micro(exclude_tools=["bash"]).exclude_tools == ("bash",)  # not ("b", "a", "s", "h")
 
 
 def test_a_window_with_no_room_left_is_rejected_naming_the_parameters():
