@@ -10,6 +10,7 @@ import http.client
 import json
 import socket
 import threading
+from collections import OrderedDict
 
 import anthropic
 import pytest
@@ -225,6 +226,7 @@ def test_the_count_cache_tells_apart_messages_that_differ_and_counts_reordered_k
     assert counts.count([short]) == estimate_tokens([short], "tiktoken")
     assert counts.count([longer]) == estimate_tokens([longer], "tiktoken") > counts.count([short])
     assert counts.count([reordered]) == counts.count([short])
+    assert counts.count([OrderedDict(longer)]) == counts.count([longer])  # marshal cannot write it
 
 
 def test_every_error_body_carries_a_request_id_that_matches_the_header():

@@ -63,9 +63,13 @@ def _count_key(message: Any) -> bytes:
 
     ``marshal`` format 2 (no shared references, so the bytes follow the value alone) is several
     times faster than the canonical JSON form; its bytes also follow key order, so an equal message
-    with its keys in another order only misses the cache and is counted again.
+    with its keys in another order only misses the cache and is counted again. A value marshal cannot
+    write (a subclass of dict, say) is digested in the canonical form.
     """
-    return hashlib.blake2b(marshal.dumps(message, 2), digest_size=16).digest()
+    try:
+        return hashlib.blake2b(marshal.dumps(message, 2), digest_size=16).digest()
+    except ValueError:
+        return _key(message)
 
 
 class TokenCounts:
