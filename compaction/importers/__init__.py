@@ -7,7 +7,8 @@ files (``claude_code``), Codex CLI rollouts (``codex_cli``), SWE-agent ``.traj``
 mini-swe-agent ``.traj.json`` (``mini_swe_agent``), OpenHands saved trajectories and V1 SDK event
 lists (``openhands``), and plain chat lists in the Anthropic or OpenAI shape (``chat``). All end in
 ``strict.normalize``. Input files are opened for reading only. A JSON document is streamed
-(``document``), never held whole as text. ``NotASession`` names a file that is none of these.
+(``document``), never held whole as text; JSON Lines are read line by line (``lines``: a byte-order
+mark dropped, bytes that are not UTF-8 reported). ``NotASession`` names a file that is none of these.
 Deliberately left out: an OpenHands V1 conversation as its folder of one-event files (join them
 into one JSON list first).
 """
