@@ -21,8 +21,6 @@ Deliberately left out: streaming, batches, images' real token cost, extended thi
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import marshal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -32,7 +30,7 @@ from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline.scripted import scenario
 from compaction.offline.server import diagnostics, on_demand, overflow, server_compaction
-from compaction.offline.server.caching import PromptCache, canonical
+from compaction.offline.server.caching import PromptCache, value_digest
 from compaction.offline.server.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact, betas_of  # noqa: F401
 from compaction.offline.server.context_edits import clear_thinking, clear_tool_uses
 from compaction.offline.server.errors import RequestError
@@ -51,25 +49,6 @@ HEADER_CLEAR_IN_ROUNDS = "x-compaction-clear-in-rounds"  # the server's own: cac
 def is_on(headers: Any, name: str) -> bool:
     """True when the header ``name`` says ``on``."""
     return str(headers.get(name, "") or "").lower() == "on"
-
-
-def _key(value: Any) -> bytes:
-    """A short digest of a JSON-decoded value; equal digests mean equal values."""
-    return hashlib.blake2b(canonical(value), digest_size=16).digest()
-
-
-def _count_key(message: Any) -> bytes:
-    """A digest of a JSON-decoded message for the count cache: equal digests mean equal messages.
-
-    ``marshal`` format 2 (no shared references, so the bytes follow the value alone) is several
-    times faster than the canonical JSON form; its bytes also follow key order, so an equal message
-    with its keys in another order only misses the cache and is counted again. A value marshal cannot
-    write (a subclass of dict, say) is digested in the canonical form.
-    """
-    try:
-        return hashlib.blake2b(marshal.dumps(message, 2), digest_size=16).digest()
-    except ValueError:
-        return _key(message)
 
 
 class TokenCounts:
@@ -97,10 +76,10 @@ class TokenCounts:
     def _message_key(self, message: dict) -> bytes:
         seen = getattr(self._request, "seen", None)
         if seen is None:
-            return _count_key(message)
+            return value_digest(message)
         hit = seen.get(id(message))
         if hit is None:
-            hit = seen[id(message)] = (message, _count_key(message))
+            hit = seen[id(message)] = (message, value_digest(message))
         return hit[1]
 
     def _cached(self, key: bytes, compute) -> int:
@@ -118,7 +97,7 @@ class TokenCounts:
         if not (system or tools):
             return 0
         return self._cached(
-            _key((system, tools)), lambda: estimate_tokens([], "tiktoken", system=system, tools=tools)
+            value_digest((system, tools)), lambda: estimate_tokens([], "tiktoken", system=system, tools=tools)
         )
 
     def message(self, message: dict) -> int:
