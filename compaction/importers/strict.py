@@ -191,8 +191,8 @@ def without_lone_surrogates(value: Any) -> tuple[Any, int]:
     request or transcript could carry it. Values without one are returned as they are.
     """
     if isinstance(value, str):
-        count = len(_LONE_SURROGATE.findall(value))
-        return (_LONE_SURROGATE.sub("\ufffd", value), count) if count else (value, 0)
+        fixed, count = _LONE_SURROGATE.subn("\ufffd", value)
+        return (fixed, count) if count else (value, 0)
     if isinstance(value, (dict, list)):
         pairs = value.items() if isinstance(value, dict) else enumerate(value)
         total, out = 0, None
@@ -210,13 +210,10 @@ def _dropped_inside(block: Any) -> list[str]:
     content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
     if not isinstance(content, list):
         return []
-    kept = ("text", "image")
-    return [
+    return [  # text (empty text is noise) and images stay; a string is read as text
         b.get("type") if isinstance(b, dict) else type(b).__name__
         for b in content
-        if _worth_reporting(b)
-        and not (isinstance(b, dict) and b.get("type") in kept and _clean(b) is not None)
-        and not isinstance(b, str)
+        if not isinstance(b, str) and not (isinstance(b, dict) and b.get("type") in ("text", "image"))
     ]
 
 
