@@ -191,6 +191,21 @@ def test_a_refused_default_pipeline_gets_its_refusal_as_the_last_line_not_figure
     assert "removed" not in last and "of none" not in last  # a run cut short compares with nothing
 
 
+@pytest.mark.parametrize(("option", "value", "said"), [
+    ("--window", "0", "window must be a positive integer, got 0"),  # was: the default window, in silence
+    ("--window", "-5", "window must be a positive integer, got -5"),  # was: a traceback
+    ("--probes", "absent.json", "absent.json: no such probe file"),  # was: the probes found, in silence
+])  # fmt: skip
+def test_a_bad_window_or_a_missing_probe_file_exits_2_naming_it(tmp_path, capsys, option, value, said):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(3)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    code = main(["evaluate", "--session", str(session_file), "--strategy", "none", option, value])
+    captured = capsys.readouterr()
+    assert code == 2 and said in " ".join(captured.err.split())
+    assert captured.out == ""  # nothing was replayed
+
+
 def test_the_command_names_a_file_that_is_no_session_by_the_path_given(tmp_path, capsys):
     deep = tmp_path / "deep.jsonl"
     deep.write_text("[" * 10_000 + "]" * 10_000 + "\n")

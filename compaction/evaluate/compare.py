@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compaction.core.guards import whole
 from compaction.core.language import say
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
@@ -77,8 +78,8 @@ def recorded_session(
 ) -> Session:
     """A recorded session file (.jsonl or .traj) with its probes: given, in ``PROBES``, or found."""
     path = Path(path)
-    if window is not None and (not isinstance(window, int) or window < 1):
-        raise ValueError(f"the window must be a positive number of tokens, not {window!r}")
+    if window is not None:
+        whole("window", window, minimum=1)
     if probes is not None and not Path(probes).is_file():
         raise ProbeError(f"{probes}: {'not a file' if Path(probes).exists() else 'no such probe file'}")
     messages = load_session(path)

@@ -118,12 +118,12 @@ class Micro(Layer):
 
     def __post_init__(self) -> None:
         fraction("trigger", self.trigger)
-        for name in ("keep_recent", "min_chars", "keep_used", "payback_turns"):
-            whole(name, getattr(self, name))  # said when the list is built, not when micro first fires
+        # said when the list is built, not when micro first fires (micro_compact's own checks)
+        _check_settings(self.keep_recent, self.min_chars, self.exclude_tools)
+        whole("keep_used", self.keep_used)
+        whole("payback_turns", self.payback_turns)
         if self.clear_at_least is not None:
             whole("clear_at_least", self.clear_at_least)
-        if isinstance(self.exclude_tools, str):  # tuple("bash") would exclude "b", "a", "s", "h"
-            raise ValueError(f"exclude_tools must be a collection of tool names, got {self.exclude_tools!r}")
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
     def fires_at(self, pipeline: Any) -> int:
@@ -235,6 +235,11 @@ def cleared_count(messages: list[dict]) -> int:
 
 def _check_params(messages: Any, keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
     message_list(messages)
+    return _check_settings(keep_recent, min_chars, exclude_tools)
+
+
+def _check_settings(keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
+    """The tool names to leave alone, once the settings are checked (a string is no list of names)."""
     whole("keep_recent", keep_recent)
     whole("min_chars", min_chars)
     if isinstance(exclude_tools, str) or not isinstance(exclude_tools, Iterable):

@@ -113,8 +113,11 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
         return status
     if args.window < 1:
         return _fail(errors, f"--window must be a positive number of tokens, not {args.window}")
-    outputs = [("--report", args.report, False), ("--save-final", args.save_final, True)]
-    outputs.append(("--workdir", args.workdir, True))
+    outputs = (
+        ("--report", args.report, False),
+        ("--save-final", args.save_final, True),
+        ("--workdir", args.workdir, True),
+    )
     for problem in (output_problem(path, option, folder=folder) for option, path, folder in outputs):
         if problem:
             return _fail(errors, problem)
