@@ -10,9 +10,6 @@ from check_cases import check_tests
 from compaction.core.messages import blocks, text_of
 from compaction.course.checks import evaluate as checks
 from compaction.layers.budget import Budget
-from compaction.layers.micro import Micro
-from compaction.layers.reactive import Reactive
-from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import default_layers
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
@@ -86,13 +83,13 @@ def predict():
 
 
 def tuned_layers():
-    budget, _, summary, reactive = default_layers()
-    return [budget, Micro(trigger=0.8), summary, reactive]
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, exclude_tools=("bash",)), summary, reactive]  # test output stays
 
 
 def tuned_differently():
     layers = default_layers()
-    layers[1] = replace(layers[1], clear_at_least=2_000)  # another setting: fewer, larger clearings
+    layers[0] = Budget(max_chars=2_000)  # another layer: a large result goes to disk with its preview
     return layers
 
 
@@ -154,27 +151,32 @@ def predicts_everything_lost():
 
 
 def two_settings():
-    return [Budget(), Micro(trigger=0.8, keep_recent=4), Summary(), Reactive()]
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, exclude_tools=("bash",), keep_recent=2), summary, reactive]
 
 
 def costs_more():
-    return [Budget(), Micro(keep_recent=10), Summary(), Reactive()]
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, exclude_tools=("read_file",)), summary, reactive]  # more probes, over 100%
 
 
 def the_chapters_answer():
-    return [Budget(), Micro(keep_used=2), Summary(), Reactive()]  # pipeline + used: 104% of none
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, min_chars=2_000), summary, reactive]  # more probes, but 88% of none
 
 
 def cheaper_but_not_enough():
-    return [Budget(), Micro(trigger=0.7), Summary(), Reactive()]  # cheaper than the default, over 90%
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, trigger=0.8), summary, reactive]  # no more probes than the default
 
 
 def a_layer_left_out():
-    return [Micro(trigger=0.8), Summary(), Reactive()]
+    _, micro, summary, reactive = default_layers()
+    return [replace(micro, exclude_tools=("bash",)), summary, reactive]
 
 
 def settings_not_layers():
-    return {"micro_trigger": 0.8}
+    return {"micro_exclude_tools": ("bash",)}
 
 
 CASES = [
@@ -212,10 +214,15 @@ def test_a_tuning_written_differently_passes_too():
     assert checks.check_tuning(tuned_differently).passed
 
 
-def test_the_chapters_shown_answer_fails_on_the_cost_row():
-    for wrong in (the_chapters_answer, cheaper_but_not_enough):
+def test_more_probes_at_too_high_a_price_fails_on_the_cost_row_alone():
+    for wrong in (the_chapters_answer, costs_more):
         failed = [r for r in checks.check_tuning(wrong).failures]
-        assert failed and all("at most 90% of none" in r.name for r in failed), failed
+        assert failed and all("at most 80% of none" in r.name for r in failed), failed
+
+
+def test_a_cheaper_list_that_keeps_no_more_probes_fails_on_the_probe_row_alone():
+    failed = [r for r in checks.check_tuning(cheaper_but_not_enough).failures]
+    assert [r.name for r in failed] == ["keeps more probes than the default"], failed
 
 
 def test_a_failing_row_counts_the_mistakes_without_giving_the_measured_answer():

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from compaction.core.messages import assistant, user
+from compaction.core.placeholders import cleared_placeholder, clearing_frontier
 from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE, Fingerprints, Prefixes, Request, Tokens, price
 
 A, B, C, D, S = ({"n": n} for n in (100, 20, 30, 40, 7))
@@ -96,3 +97,36 @@ def test_the_prefix_index_finds_the_same_entries_as_comparing_with_every_earlier
         framed = request.key in {q.key for q in requests[:i]}
         read, written = sum(sizes[:hit]) + 50 * framed, sum(sizes[hit:]) + 50 * (not framed)
         assert cost.per_request[i] == pytest.approx(CACHE_READ * read + CACHE_WRITE * written), i
+
+
+def result(name, n, cleared=False):
+    """A user message holding one tool result of ``n`` tokens, or its placeholder."""
+    content = cleared_placeholder("read_file", {"path": name}) if cleared else f"the text of {name}"
+    return {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": name, "content": content}],
+        "n": n,
+    }
+
+
+def test_the_clearing_frontier_is_the_end_of_the_last_cleared_result():
+    call = {"role": "assistant", "content": "reading", "n": 5}
+    whole = [user("go") | {"n": 10}, call, result("a", 300), call, result("b", 300), call, result("c", 300)]
+    assert clearing_frontier(whole) == 0  # nothing cleared
+    one = [*whole[:2], result("a", 20, cleared=True), *whole[3:]]
+    assert clearing_frontier(one) == 3  # through the message of the placeholder
+    both = {**one[4], "content": [*one[2]["content"], *whole[4]["content"]]}  # cleared beside whole
+    assert clearing_frontier([*one[:4], both]) == 4  # the next change can start in that message
+    assert clearing_frontier(one, start=3, known=3) == 3 and clearing_frontier(whole, start=7, known=2) == 2
+
+
+def test_a_second_clearing_reads_up_to_the_frontier_of_the_first():
+    call = {"role": "assistant", "content": "reading", "n": 5}
+    whole = [user("go") | {"n": 10}, call, result("a", 300), call, result("b", 300), call, result("c", 300)]
+    first = [*whole[:2], result("a", 20, cleared=True), *whole[3:]]  # a cleared: a break at message 2
+    second = [*first[:4], result("b", 20, cleared=True), *whole[5:]]  # then b: a break at message 4
+    cost = price([req(*whole), req(*first), req(*first, call), req(*second, call)], tokens)
+    assert cost.breaks == 2
+    # without the frontier's entry the second clearing would read only what request 1 cached up to
+    # message 2 (nothing but the user's message); with it, it reads through the first placeholder
+    assert cost.per_request[3] == pytest.approx(0.05 * (10 + 5 + 20) + 1.25 * (5 + 20 + 5 + 300 + 5))

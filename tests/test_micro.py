@@ -7,9 +7,9 @@ import copy
 import pytest
 from strategies import Call, Turn, build_session
 
-from compaction.core.messages import tool_result_blocks, validate
+from compaction.core.messages import assistant, tool_result, tool_result_blocks, tool_use, user, validate
 from compaction.core.placeholders import persisted_marker
-from compaction.layers.micro import cleared_count, is_cleared, micro_compact, placeholder_for
+from compaction.layers.micro import Micro, cleared_count, is_cleared, micro_compact, placeholder_for
 
 LONG = "x = 1\n" * 100  # 600 characters
 
@@ -131,3 +131,21 @@ def test_the_input_is_never_mutated_and_untouched_messages_are_shared():
 def test_bad_parameters_raise_value_error_naming_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=name):
         micro_compact(reads(2), **kwargs)
+
+
+def test_keep_unread_never_clears_a_result_the_model_has_not_read():
+    """Several calls of one turn answered together: all of the last message's results stay whole."""
+    long = "x" * 2_000
+    calls = assistant(*[tool_use(f"t{k}", "read_file", {"path": f"f{k}.py"}) for k in range(3)])
+    answered = [
+        user("go"),
+        assistant(tool_use("t-old", "read_file", {"path": "old.py"})),
+        user(tool_result("t-old", long)),
+    ]
+    messages = [*answered, calls, user(*[tool_result(f"t{k}", long) for k in range(3)])]
+    after = Micro(keep_recent=1, keep_unread=True).apply(messages, None)
+    assert is_cleared(after[2]["content"][0]["content"])  # answered: cleared
+    assert [b["content"] for b in after[-1]["content"]] == [long] * 3  # not yet read: whole
+    assert (
+        micro_compact(messages, keep_recent=1)[-1]["content"][0]["content"] != long
+    )  # the function alone clears

@@ -1,8 +1,9 @@
-"""A summary request that shares the agent's cached prefix, and the cost study's strategies (issue 20)."""
+"""A summary request sharing the agent's cached prefix; the default pipeline's cache settings (issue 20)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from fake_summarizer import FakeClient
@@ -11,12 +12,12 @@ from compaction.core.messages import assistant, tool_result, tool_use, user, val
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.cost import Tokens, framing_tokens, price
 from compaction.evaluate.recording import RecordingClient
-from compaction.evaluate.strategies import CHEAPER, PAYBACK_TURNS, build
+from compaction.evaluate.strategies import build
 from compaction.layers import micro as micro_module
 from compaction.layers.micro import Micro
 from compaction.layers.summarize import Summary
 from compaction.layers.summary_request import fit_request, lean, with_summary_prompt
-from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.compactor import MICRO_DEFAULTS, Compactor, default_layers
 
 SYSTEM = "You are a coding agent. Use the tools."
 TOOLS = [{"name": "read_file", "description": "read a file", "input_schema": {"type": "object"}}]
@@ -99,18 +100,29 @@ def test_share_cache_must_be_a_bool():
         Summary(share_cache="yes")
 
 
-def test_the_cost_study_strategies_get_the_agents_framing_only_when_it_is_known(tmp_path):
+def test_the_default_pipeline_shares_the_agents_cache_only_when_its_framing_is_known(tmp_path):
     agent = {"system": SYSTEM, "tools": TOOLS}
-    for name in CHEAPER:
-        keeper = build(name, window=8_000, client=None, folder=tmp_path, agent=agent)
-        summary = keeper.compactor.layer("summary")
-        assert summary.share_cache and summary.options == agent
-        unknown = build(name, window=8_000, client=None, folder=tmp_path).compactor.layer("summary")
-        assert "system" not in unknown.options
-    default = build("pipeline", window=8_000, client=None, folder=tmp_path, agent=agent).compactor
-    assert not default.layer("summary").share_cache and not default.layer("summary").options
-    payback = build(CHEAPER[1], window=8_000, client=None, folder=tmp_path).compactor.layer("micro")
-    assert payback.payback_turns == PAYBACK_TURNS and Micro().payback_turns == 0
+    keeper = build("pipeline", window=8_000, client=None, folder=tmp_path, agent=agent)
+    summary = keeper.compactor.layer("summary")
+    assert summary.share_cache and summary.options == agent
+    unknown = build("pipeline", window=8_000, client=None, folder=tmp_path).compactor.layer("summary")
+    assert unknown.share_cache and "system" not in unknown.options
+    blind = build("pipeline, cache-blind", window=8_000, client=None, folder=tmp_path, agent=agent).compactor
+    assert not blind.layer("summary").share_cache and not blind.layer("summary").options
+    micro = keeper.compactor.layer("micro")
+    assert {k: getattr(micro, k) for k in MICRO_DEFAULTS} == MICRO_DEFAULTS
+    assert blind.layer("micro") == Micro() and Micro().payback_turns == 0
+
+
+def test_the_variants_of_the_default_change_one_setting_each(tmp_path):
+    default = {layer.name: layer for layer in default_layers()}
+    for name, layer, setting in (
+        ("pipeline, no ledger", "summary", "ledger_tokens"),
+        ("pipeline + used", "micro", "keep_used"),
+    ):
+        changed = build(name, window=8_000, client=None, folder=tmp_path).compactor.layer(layer)
+        assert getattr(changed, setting) != getattr(default[layer], setting)
+        assert replace(changed, **{setting: getattr(default[layer], setting)}) == default[layer]
 
 
 def clearing_numbers(messages: list[dict]) -> tuple[int, int]:

@@ -106,6 +106,32 @@ def is_cleared(text: Any) -> bool:
     return not rest or (first.endswith("]") and rest.startswith(KEPT_HEAD))
 
 
+def clearing_frontier(messages: Sequence[dict], start: int = 0, known: int = 0) -> int:
+    """How many leading messages the next clearing leaves as they are: through the last cleared result.
+
+    Micro clears oldest first, so a later clearing changes only results after its last placeholder
+    (a message that still holds a whole result beside a placeholder is where the next change can
+    start). 0 when nothing is cleared. ``start`` and ``known``: the first ``start`` messages were
+    scanned before and gave ``known``, so only the rest is scanned.
+    """
+    frontier = known
+    for i in range(start, len(messages)):
+        message = messages[i]
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        states = [
+            is_cleared(block.get("content"))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+        if any(states):
+            frontier = i + 1 if all(states) else i
+    return frontier
+
+
 def _one_line(value: Any) -> str:
     flat = " ".join(str(value).split())
     return flat if len(flat) <= _MAX_SHOWN else flat[: _MAX_SHOWN - 3] + "..."

@@ -21,7 +21,7 @@ from compaction.evaluate.grade import ask_model
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay.turns import Replay, keep_final
-from compaction.evaluate.strategies import CHEAPER, STRATEGIES
+from compaction.evaluate.strategies import ON_REQUEST, STRATEGIES
 from compaction.importers import NotASession
 
 
@@ -40,7 +40,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "first message; a session smaller than that never needs compaction)",
     )
     parser.add_argument(
-        "--strategy", action="append", choices=STRATEGIES + CHEAPER, help="only these (repeatable)"
+        "--strategy", action="append", choices=STRATEGIES + ON_REQUEST, help="only these (repeatable)"
     )
     parser.add_argument("--save-final", type=Path, metavar="DIR", help="write each final context as JSON")
     parser.add_argument(

@@ -3,11 +3,16 @@
 The multipliers are the Messages API's published prices for prompt caching at the default model,
 read from its row of ``compaction.core.models.MODELS`` (where each price cites its page) through
 ``compaction.agent.server_side.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
-times the base input price, a cache read 0.05 times. ``price`` assumes automatic caching as a harness uses
-it: the system prompt and tools are one cache entry (written once, then read), every request writes
-an entry at its end, and a request reads the longest earlier entry it starts with; everything after
-that is written. A request that changes an already-sent message (a snip, a placeholder, a summary)
-is a *cache break*: it pays the write price again for everything after the change.
+times the base input price, a cache read 0.05 times. ``price`` assumes caching as a harness that
+clears old results would mark it: the system prompt and tools are one cache entry (written once,
+then read); every request writes an entry at its end and one at its *clearing frontier*, the end of
+its last cleared result (``compaction.core.placeholders.clearing_frontier``), which the next
+clearing leaves as it is; a request reads the longest earlier entry it starts with, and everything
+after that is written. Two breakpoints per request, within the API's four ("A maximum of 4 blocks
+with cache_control may be provided", as ``compaction.offline.server.caching`` cites). A request
+that changes an already-sent message (a snip, a placeholder, a summary) is a *cache break*: it pays
+the write price again for everything after the last entry before the change. The course's own API
+wrapper (``compaction.agent.server_side``) marks only the end (the top-level ``cache_control``).
 
 Deliberately left out: the cache's lifetime (every entry lives for the whole session), the lookback
 limit on how far before a breakpoint the API searches for an entry, the minimum cacheable length,
@@ -24,6 +29,7 @@ from typing import Any
 
 from compaction.agent.server_side import PRICE
 from compaction.core.messages import shared_prefix
+from compaction.core.placeholders import clearing_frontier
 from compaction.core.tokens import TokenCounter, estimate_tokens, message_tokens
 
 CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
@@ -152,6 +158,7 @@ class _Last:
     prints: list[bytes]
     sums: list[int]  # sums[k]: tokens of the first k messages
     end: list  # the trie node its entry ends at
+    frontier: int = 0  # clearing_frontier of its messages
 
 
 def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
@@ -191,5 +198,14 @@ def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
             previous_agent = prints
         framings.add(request.key)
         end = entries.add(request.key, prints, (kept, before.end) if extends else None)
-        last[request.key] = _Last(request.messages, prints, sums, end)
+        if before is not None and before.frontier < kept or before is not None and before.frontier == 0:
+            # the shared messages were scanned for the request before: only the new ones are
+            frontier = clearing_frontier(request.messages, kept, before.frontier)
+            if frontier and frontier != before.frontier:
+                entries.add(request.key, prints[:frontier])
+        else:
+            frontier = clearing_frontier(request.messages)
+            if frontier:
+                entries.add(request.key, prints[:frontier])
+        last[request.key] = _Last(request.messages, prints, sums, end, frontier)
     return cost

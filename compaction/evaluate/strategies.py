@@ -9,19 +9,20 @@
   ``+ used``: each placeholder keeps the lines of its result the agent used later (``compaction.core.used``).
 - ``summary only``: the ``Compactor`` with no cheap layer: a summary when over the threshold.
 - ``pipeline``: the ``Compactor`` with its default list of layers (only the window is set), its
-  summaries carrying the state ledger (``compaction.layers.ledger``).
+  summaries carrying the state ledger (``compaction.layers.ledger``) and its summary request sharing
+  the agent's cached prefix (``Summary(share_cache=True)``, given the agent's system prompt and tools
+  when the run knows them: the offline agent's, ``build(agent=...)``).
 - ``pipeline, no ledger``: the same with ``Summary(ledger_tokens=0)``; ``pipeline + used``: with
   ``Micro(keep_used=2)``, whose placeholders keep the lines the agent used later.
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 
 The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can
 replace one (``settings={"layers": [...]}``).
-- ``pipeline, shared cache``: the default list, its summary request sharing the agent's cached prefix
-  (``Summary(share_cache=True)``, with the agent's system prompt and tools when the run knows them:
-  the offline agent's, ``build(agent=...)``). ``pipeline, shared cache, payback``: the same with
-  ``Micro(payback_turns=40)``: a clearing waits until the reads it saves over 40 turns pay for the
-  cache break it causes, so there are fewer, larger clearings. Not in the default comparison
-  (``CHEAPER``): ``--strategy`` names them.
+- ``pipeline, cache-blind``: the layers with their own defaults (``[Budget(), Micro(), Summary(),
+  Reactive()]``, the default list before issue 20): the summary request does not share the agent's
+  cached prefix, and micro clears whatever is old past half the threshold, whether or not the
+  reads it saves pay for the cache it breaks. Not in the default comparison (``ON_REQUEST``):
+  ``--strategy`` names it.
 - ``recent turns``: the Java port's design (``compaction.pipeline.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.evaluate.server_summarize``); the manual compact tool asks it too.
@@ -53,26 +54,26 @@ COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns",
 )  # fmt: skip
-CHEAPER = ("pipeline, shared cache", "pipeline, shared cache, payback")  # issue 20's cost study, on request
+ON_REQUEST = ("pipeline, cache-blind",)  # named with --strategy, not in the default comparison
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
-PAYBACK_TURNS = 40  # "payback": Micro(payback_turns=...); 30 to 60 give the same run on offline 150
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 Passes = list[tuple[str, list[dict]]]  # (pass name, the list after it), the input first
 # strategy -> its list of layers, for the strategies the Compactor runs
 PIPELINES: dict[str, Callable[[], list[Layer]]] = {
     "summary only": lambda: [Summary(), Reactive()],
     "pipeline": default_layers,
-    "pipeline, no ledger": lambda: [Budget(), Micro(), Summary(ledger_tokens=0), Reactive(ledger_tokens=0)],
-    "pipeline + used": lambda: [Budget(), Micro(keep_used=USED_LINES), Summary(), Reactive()],
+    "pipeline, no ledger": lambda: changed(
+        default_layers(), summary={"ledger_tokens": 0}, reactive={"ledger_tokens": 0}
+    ),
+    "pipeline + used": lambda: changed(default_layers(), micro={"keep_used": USED_LINES}),
     "hybrid": lambda: [Micro(keep_recent=10, trigger=0.0, clear_at_least=0), Summary(), Reactive()],
-    "pipeline, shared cache": lambda: [Budget(), Micro(), Summary(share_cache=True), Reactive()],
-    "pipeline, shared cache, payback": lambda: [
-        Budget(),
-        Micro(payback_turns=PAYBACK_TURNS),
-        Summary(share_cache=True),
-        Reactive(),
-    ],
+    "pipeline, cache-blind": lambda: [Budget(), Micro(), Summary(), Reactive()],
 }
+
+
+def changed(layers: list[Layer], **settings: Mapping[str, Any]) -> list[Layer]:
+    """The layers, those named in ``settings`` (``micro={"keep_used": 2}``) with those settings changed."""
+    return [replace(layer, **settings[layer.name]) if layer.name in settings else layer for layer in layers]
 
 
 def with_agent_framing(layers: list[Layer], agent: Mapping[str, Any] | None) -> list[Layer]:
@@ -185,8 +186,8 @@ def build(
     ``agent``: the agent's ``system`` and ``tools``, for a summary that shares its cache
     (``with_agent_framing``); None when they are unknown (a recording).
     """
-    if name not in STRATEGIES + CHEAPER:
-        raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES + CHEAPER)}")
+    if name not in STRATEGIES + ON_REQUEST:
+        raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES + ON_REQUEST)}")
     # inside the workspace, so the paths a summary or marker shows are short and the same every run
     workspace = Path(workspace if workspace is not None else folder)
     transcripts = workspace / ".transcripts"

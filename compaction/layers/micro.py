@@ -101,6 +101,8 @@ class Micro(Layer):
     after its first cleared result costs (those tokens x the cache-write price; both prices are the
     default model's, ``compaction.core.models``). A clearing that frees little but rewrites a long
     tail waits, so there are fewer, larger clearings. Over the threshold any clearing is worth it.
+    ``keep_unread`` (off by default; on in the Compactor's default list, where ``keep_recent`` is 1)
+    never clears a result of the last message, which the model has not read yet.
     ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
     and ``keep_used=...`` when set (so chapter 05's ``micro``, which has no such argument, runs as it is).
     """
@@ -114,6 +116,7 @@ class Micro(Layer):
     trigger: float = 0.5
     clear_at_least: int | None = None
     payback_turns: int = field(default=0, metadata=QUIET)
+    keep_unread: bool = field(default=False, metadata=QUIET)
     run: Callable[..., list[dict]] = micro_compact
 
     def __post_init__(self) -> None:
@@ -124,6 +127,8 @@ class Micro(Layer):
         whole("payback_turns", self.payback_turns)
         if self.clear_at_least is not None:
             whole("clear_at_least", self.clear_at_least)
+        if not isinstance(self.keep_unread, bool):
+            raise ValueError(f"keep_unread must be True or False, not {self.keep_unread!r}")
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
     def fires_at(self, pipeline: Any) -> int:
@@ -144,8 +149,15 @@ class Micro(Layer):
         return None
 
     def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
-        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools``/``keep_used`` when set."""
-        options: dict[str, Any] = {"keep_recent": self.keep_recent, "min_chars": self.min_chars}
+        """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools``/``keep_used`` when set.
+
+        With ``keep_unread``, ``keep_recent`` grows to cover every result of the last message: the
+        model has not read them yet (several tool calls of one turn, answered together).
+        """
+        keep = self.keep_recent
+        if self.keep_unread and messages:
+            keep = max(keep, len(_results(messages[-1])))
+        options: dict[str, Any] = {"keep_recent": keep, "min_chars": self.min_chars}
         if self.exclude_tools:
             options["exclude_tools"] = self.exclude_tools
         if self.keep_used:
@@ -213,6 +225,14 @@ class _Calls:
         if self._all is None:  # a call further back (or none): map every call once
             self._all = {b["id"]: b for m in self.messages for b in _tool_uses(m) if "id" in b}
         return self._all.get(use_id, {})
+
+
+def _results(message: Any) -> list[dict]:
+    """The tool_result blocks of a user message (none for any other message)."""
+    content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
 def _tool_uses(message: dict) -> list[dict]:

@@ -4,7 +4,7 @@
 the list's order: a layer (``compaction.layers.layer``) is a small value that owns its settings, its
 trigger and the function it runs. The default list is ``default_layers()``:
 
-    [Budget(), Micro(), Summary(), Reactive()]
+    [Budget(), Micro(**MICRO_DEFAULTS), Summary(share_cache=True), Reactive()]
 
 - ``Budget`` (L3): the tool results of the newest user message hold more than ``max_chars``.
 - ``Snip`` (L1): not in the default list. Added, it cuts a list of more than ``max_messages`` to
@@ -12,7 +12,12 @@ trigger and the function it runs. The default list is ``default_layers()``:
   measured it: snip drops the middle of the session, where the first error, the fixes and their
   reasons are, before any summary sees them.
 - ``Micro`` (L2): the estimate has passed ``trigger`` (a fraction) of the summary threshold, and
-  clearing frees at least ``clear_at_least`` tokens (one cache break for a batch).
+  clearing frees at least ``clear_at_least`` tokens (one cache break for a batch). In the default
+  list (``MICRO_DEFAULTS``) only the newest result stays whole (and every result of the last
+  message, ``keep_unread``), micro may fire from 30% of the threshold, and a clearing must pay for
+  the cache it breaks within 30 turns (``payback_turns``).
+- ``Summary`` shares the agent's cached prefix (``share_cache``): give it the agent's system prompt
+  and tools in ``options`` for the summary request to read that prefix.
 - ``Summary`` (L4): the estimate is over the threshold, ``context_window - reserve - buffer``
   (Claude Code: 13,000 tokens of buffer on a 200K window; scaled down for small windows,
   ``compaction.layers.triggers``); ``threshold=`` sets it outright.
@@ -60,13 +65,18 @@ from compaction.layers.snip import Snip  # noqa: F401 - one more layer a learner
 from compaction.layers.summarize import Summary, ledger_budget
 from compaction.layers.triggers import CLAUDE_CODE_WINDOW, MAX_FAILURES, CircuitBreaker, summary_threshold
 
+# Micro's settings in the default list, chosen from chapter 13's cost table (issue 20): only the newest
+# result stays whole (and every result the model has not read yet), clearing starts at 30% of the
+# threshold, and only when the reads it saves over 30 turns pay for the cache it breaks. Micro()
+# alone keeps its own defaults (3, 0.5, off, off).
+MICRO_DEFAULTS = {"keep_recent": 1, "trigger": 0.3, "payback_turns": 30, "keep_unread": True}
 LOOP_LIMIT = 2  # summaries in a row that leave the estimate over the threshold before summarizing stops
 LAYERS = ("budget", "snip", "micro", "summary", "reactive", "compact")  # every count, zeros included
 
 
 def default_layers() -> list[Layer]:
     """The package's pipeline, in the order it runs: budget, micro, summary; reactive on a refusal."""
-    return [Budget(), Micro(), Summary(), Reactive()]
+    return [Budget(), Micro(**MICRO_DEFAULTS), Summary(share_cache=True), Reactive()]
 
 
 class Compactor:

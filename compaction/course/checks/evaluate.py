@@ -6,9 +6,9 @@ whole session and against it masked and snipped, plus the cases the known-wrong 
 (case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
 ``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
 prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
-setting of one layer and asks it to cost at most 90% of ``none``, a target the chapter's table
-misses. Deliberately left out: judging whether a probe is a *good* question; only that it is
-well formed, answerable, and of the kind it says.
+setting of one layer and asks it to keep more probes than the default while costing at most 80% of
+``none``: buying back what micro loses, within a price. Deliberately left out: judging whether a
+probe is a *good* question; only that it is well formed, answerable, and of the kind it says.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exe
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
-TUNING_TARGET = 0.9  # exercise 3: at most this share of none's cost (the chapter's cheapest: 104%)
+TUNING_TARGET = 0.8  # exercise 3: at most this share of none's cost (the default: about 70%)
 PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
 PREDICT_PROBES = (
     "first-run-counts",
@@ -276,7 +276,7 @@ def changed_settings(layers: list, default: list) -> list[str]:
 
 
 def check_tuning(tuned_layers: Callable) -> CheckReport:
-    """Exercise 3: the default list with one setting changed: at most 90% of none, as many probes."""
+    """Exercise 3: the default list with one setting changed: more probes, at most 80% of none."""
     default = default_layers()
     outcome: dict[str, Any] = {}
 
@@ -311,18 +311,20 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
             default=f"{default / none:.0%}",
         )
 
-    def keeps() -> None:
+    def keeps_more() -> None:
         _, _, share = _default_pipeline()
         mine = replayed().score.share
-        assert mine >= share, say(
-            "keeps {mine} of the probes; the default keeps {share}", mine=f"{mine:.0%}", share=f"{share:.0%}"
+        assert mine > share, say(
+            "keeps {mine} of the probes; the default keeps {share}: keep more than it",
+            mine=f"{mine:.0%}",
+            share=f"{share:.0%}",
         )
 
     return run_cases(
-        f"one setting, at most {TUNING_TARGET:.0%} of none, as many probes",
+        f"one setting, more probes, at most {TUNING_TARGET:.0%} of none",
         [
             ("one setting of one layer changed", settings),
+            ("keeps more probes than the default", keeps_more),
             (f"costs at most {TUNING_TARGET:.0%} of none", cheap_enough),
-            ("keeps as many probes", keeps),
         ],
     )

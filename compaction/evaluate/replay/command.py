@@ -49,7 +49,7 @@ from compaction.evaluate.replay.engine import DEFAULT, SessionReplay, StrategyRu
 from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.turns import first_message_too_big
-from compaction.evaluate.strategies import CHEAPER, STRATEGIES
+from compaction.evaluate.strategies import ON_REQUEST, STRATEGIES
 from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load, session_files
 
 WINDOW = 200_000
@@ -74,7 +74,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         action="append",
-        choices=STRATEGIES + CHEAPER,
+        choices=STRATEGIES + ON_REQUEST,
         help=f"repeat for several (default: {', '.join(DEFAULT)})",
     )
     parser.add_argument(

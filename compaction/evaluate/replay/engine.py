@@ -38,11 +38,12 @@ from compaction.evaluate.replay.turns import (
     replayed_requests,
     turn_slices,
 )
-from compaction.evaluate.strategies import CHEAPER, Passes, build
+from compaction.evaluate.strategies import ON_REQUEST, Passes, build
 from compaction.importers import ImportedSession
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
-WITH_COMPACTOR = ("summary only", "pipeline", "hybrid", *CHEAPER)  # strategies that take Compactor settings
+# strategies that take Compactor settings
+WITH_COMPACTOR = ("summary only", "pipeline", "hybrid", *ON_REQUEST)
 PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
 INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
