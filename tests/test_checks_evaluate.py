@@ -9,7 +9,7 @@ from check_cases import check_tests
 
 from compaction.core.messages import blocks, text_of
 from compaction.course.checks import evaluate as checks
-from compaction.layers.budget import Budget
+from compaction.layers.micro import Micro
 from compaction.pipeline.compactor import default_layers
 
 # ---------------------------------------------------------------- right answers, as a learner writes them
@@ -89,7 +89,10 @@ def tuned_layers():
 
 def tuned_differently():
     layers = default_layers()
-    layers[0] = Budget(max_chars=2_000)  # another layer: a large result goes to disk with its preview
+    # the same idea built anew, with a list and one more tool: Micro normalizes the list to a tuple
+    layers[1] = Micro(
+        keep_recent=1, trigger=0.3, payback_turns=30, keep_unread=True, exclude_tools=["glob", "bash"]
+    )
     return layers
 
 
@@ -157,17 +160,22 @@ def two_settings():
 
 def costs_more():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, exclude_tools=("read_file",)), summary, reactive]  # more probes, over 100%
+    return [budget, replace(micro, exclude_tools=("read_file",)), summary, reactive]  # 97% of probes, 108%
+
+
+def just_over_the_price():
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, min_chars=3_000), summary, reactive]  # 97% of probes, 80% of none
 
 
 def the_chapters_answer():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, min_chars=2_000), summary, reactive]  # more probes, but 88% of none
+    return [budget, replace(micro, keep_used=2), summary, reactive]  # pipeline + used: 88% of probes
 
 
 def cheaper_but_not_enough():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, trigger=0.8), summary, reactive]  # no more probes than the default
+    return [budget, replace(micro, min_chars=1_000), summary, reactive]  # 67% of none, the default's 84%
 
 
 def a_layer_left_out():
@@ -199,6 +207,7 @@ CASES = [
         [
             two_settings,
             costs_more,
+            just_over_the_price,
             the_chapters_answer,
             cheaper_but_not_enough,
             a_layer_left_out,
@@ -214,15 +223,16 @@ def test_a_tuning_written_differently_passes_too():
     assert checks.check_tuning(tuned_differently).passed
 
 
-def test_more_probes_at_too_high_a_price_fails_on_the_cost_row_alone():
-    for wrong in (the_chapters_answer, costs_more):
+def test_enough_probes_at_too_high_a_price_fails_on_the_cost_row_alone():
+    for wrong in (costs_more, just_over_the_price):
         failed = [r for r in checks.check_tuning(wrong).failures]
-        assert failed and all("at most 80% of none" in r.name for r in failed), failed
+        assert failed and all("at most 75% of none" in r.name for r in failed), failed
 
 
-def test_a_cheaper_list_that_keeps_no_more_probes_fails_on_the_probe_row_alone():
-    failed = [r for r in checks.check_tuning(cheaper_but_not_enough).failures]
-    assert [r.name for r in failed] == ["keeps more probes than the default"], failed
+def test_too_few_probes_fails_on_the_probe_row_alone():
+    for wrong in (cheaper_but_not_enough, the_chapters_answer):
+        failed = [r for r in checks.check_tuning(wrong).failures]
+        assert [r.name for r in failed] == ["keeps at least 90% of the probes"], failed
 
 
 def test_a_failing_row_counts_the_mistakes_without_giving_the_measured_answer():

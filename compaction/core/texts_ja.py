@@ -535,8 +535,8 @@ TEXTS: dict[str, str] = {
     "costs {mine} of none; the target is at most {target} (the default costs {default})": (
         "コストは none の {mine} です。目標は {target} 以下（デフォルトのコストは {default}）"
     ),
-    "keeps {mine} of the probes; the default keeps {share}: keep more than it": (
-        "保たれたプローブは {mine} です。デフォルトは {share} を保ちます。それより多く保ってください"
+    "keeps {mine} of the probes; the goal is at least {goal} (the default keeps {share})": (
+        "保たれたプローブは {mine} です。目標は {goal} 以上（デフォルトは {share} を保ちます）"
     ),
     # compaction.course.__main__: the terminal check
     "error in {where}": "エラー: {where}",
@@ -551,8 +551,8 @@ TEXTS: dict[str, str] = {
     ),
     "not yet: some checks fail": "もう少しです: 不合格のチェックがあります",
     # compaction.course.checks.*: check titles that are prose (a function's name stays as it is)
-    "one setting, more probes, at most 80% of none": (
-        "設定は 1 つだけ、プローブはより多く、コストは none の 80% 以下"
+    "one setting, at least 90% of the probes, at most 75% of none": (
+        "設定は 1 つだけ、プローブは 90% 以上、コストは none の 75% 以下"
     ),
     "probes for sample_session(30)": "sample_session(30) のプローブ",
     "reactive layer": "リアクティブ層",
@@ -652,8 +652,8 @@ TEXTS: dict[str, str] = {
     "at least one that masking 3 loses": "masking 3 で失われるものが少なくとも 1 つ",
     "probe {name}": "プローブ {name}",
     "one setting of one layer changed": "1 つの層の設定を 1 つだけ変えた",
-    "keeps more probes than the default": "デフォルトより多くのプローブを保つ",
-    "costs at most 80% of none": "コストは none の 80% 以下",
+    "keeps at least 90% of the probes": "プローブの 90% 以上を保つ",
+    "costs at most 75% of none": "コストは none の 75% 以下",
     # keep_used
     "a path said later keeps its line": "後で言及されたパスはその行が残る",
     "an identifier in a later tool input": "後のツール入力に出てくる識別子",

@@ -6,9 +6,10 @@ whole session and against it masked and snipped, plus the cases the known-wrong 
 (case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
 ``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
 prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
-setting of one layer and asks it to keep more probes than the default while costing at most 80% of
-``none``: buying back what micro loses, within a price. Deliberately left out: judging whether a
-probe is a *good* question; only that it is well formed, answerable, and of the kind it says.
+setting of one layer and asks it to keep at least 90% of the probes (the course's goal; the default
+keeps 84%) while costing at most 75% of ``none``: buying back what micro loses, within a price.
+Deliberately left out: judging whether a probe is a *good* question; only that it is well formed,
+answerable, and of the kind it says.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exe
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
-TUNING_TARGET = 0.8  # exercise 3: at most this share of none's cost (the default: about 70%)
+TUNING_TARGET = 0.75  # exercise 3: at most this share of none's cost (the default: 69%)
+TUNING_PROBES = 0.9  # exercise 3: at least this share of the probes (the default: 84%)
 PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
 PREDICT_PROBES = (
     "first-run-counts",
@@ -276,7 +278,7 @@ def changed_settings(layers: list, default: list) -> list[str]:
 
 
 def check_tuning(tuned_layers: Callable) -> CheckReport:
-    """Exercise 3: the default list with one setting changed: more probes, at most 80% of none."""
+    """Exercise 3: the default list with one setting changed: >= 90% of the probes, <= 75% of none."""
     default = default_layers()
     outcome: dict[str, Any] = {}
 
@@ -311,20 +313,21 @@ def check_tuning(tuned_layers: Callable) -> CheckReport:
             default=f"{default / none:.0%}",
         )
 
-    def keeps_more() -> None:
+    def keeps_enough() -> None:
         _, _, share = _default_pipeline()
         mine = replayed().score.share
-        assert mine > share, say(
-            "keeps {mine} of the probes; the default keeps {share}: keep more than it",
+        assert mine >= TUNING_PROBES, say(
+            "keeps {mine} of the probes; the goal is at least {goal} (the default keeps {share})",
             mine=f"{mine:.0%}",
+            goal=f"{TUNING_PROBES:.0%}",
             share=f"{share:.0%}",
         )
 
     return run_cases(
-        f"one setting, more probes, at most {TUNING_TARGET:.0%} of none",
+        f"one setting, at least {TUNING_PROBES:.0%} of the probes, at most {TUNING_TARGET:.0%} of none",
         [
             ("one setting of one layer changed", settings),
-            ("keeps more probes than the default", keeps_more),
+            (f"keeps at least {TUNING_PROBES:.0%} of the probes", keeps_enough),
             (f"costs at most {TUNING_TARGET:.0%} of none", cheap_enough),
         ],
     )
