@@ -11,7 +11,7 @@ import pytest
 from compaction.__main__ import main
 from compaction.agent.backend import DEFAULT_MODEL, connect
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.evaluate.compare import Session, goal, headline, losses, run
+from compaction.evaluate.compare import Session, goal, headline, losses, offline_session, run
 from compaction.evaluate.probes import Probe, save_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import _refusal, keep_final, replay_offline, turn_slices
@@ -227,3 +227,14 @@ def test_a_refusal_by_the_api_is_told_in_the_apis_words_not_the_sdks_error_repr(
     reason = _refusal(caught.value)
     assert re.fullmatch(r"prompt is too long: \d+ tokens > 1000 maximum", reason), reason
     assert _refusal(RuntimeError("the server went away")) == "the server went away"
+
+
+def test_the_default_pipeline_meets_every_goal_on_the_150_turn_session():
+    """Issue 20's figures: chapter 13 and the README quote them; a change that loses one fails here."""
+    session = offline_session(150)
+    none, pipeline = session.replay("none"), session.replay("pipeline")
+    unmet = [
+        (criterion, measured) for criterion, measured, met in goal([none, pipeline], session.label) if not met
+    ]
+    assert not unmet
+    assert pipeline.cost.units <= 0.5 * none.cost.units and pipeline.score.share >= 0.9
