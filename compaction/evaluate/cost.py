@@ -8,7 +8,8 @@ clears old results would mark it: the system prompt and tools are one cache entr
 then read); every request writes an entry at its end and one at its *clearing frontier*, the end of
 its last cleared result (``compaction.core.placeholders.clearing_frontier``), which the next
 clearing leaves as it is; a request reads the longest earlier entry it starts with, and everything
-after that is written. Two breakpoints per request, within the API's four ("A maximum of 4 blocks
+after that is written. Three breakpoints per request (after the system prompt and tools, at the
+clearing frontier, at the end), within the API's four ("A maximum of 4 blocks
 with cache_control may be provided", as ``compaction.offline.server.caching`` cites). A request
 that changes an already-sent message (a snip, a placeholder, a summary) is a *cache break*: it pays
 the write price again for everything after the last entry before the change. The course's own API
