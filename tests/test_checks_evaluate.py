@@ -251,6 +251,13 @@ def test_a_probe_the_whole_session_cannot_answer_is_not_lost_to_masking():
     assert "at least one that masking 3 loses" in {r.name for r in report.failures}
 
 
+def test_an_unanswered_probe_is_named_with_the_evidence_the_session_lacks():
+    numbered = {"id": "readme", "kind": "recall", "question": "q", "evidence": ["1\t# textstats"]}
+    report = checks.check_probes(lambda: [*write_probes(), numbered])
+    detail = next(r.detail for r in report.failures if "does not answer" in r.detail)
+    assert "readme: '1\\t# textstats'" in detail and "without line numbers" in detail
+
+
 def test_a_malformed_probe_is_named_by_its_index():
     report = checks.check_probes(lambda: [*write_probes()[:5], {"id": "x", "kind": "guess"}])
     assert any("probes[5]" in r.detail for r in report.failures)

@@ -215,8 +215,8 @@ ALLOWED = {
         "13_evaluate.ipynb",
         "`masking 10` breaks the cache less often",
     ): "the course's own measurements of masking",
-    ("13_evaluate.ipynb", "What falls short, and why: the probes lost to micro"): (
-        "the course's own measurements on the recorded sessions"
+    ("13_evaluate.ipynb", "Up and to the left is better"): (
+        "the course's own measurements of the strategies on the 40-turn session"
     ),
     ("14_api_context_management.ipynb", "47 of the 50 calls broke the cache."): (
         "the course's own measurement of the session above"

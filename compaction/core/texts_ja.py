@@ -422,7 +422,7 @@ TEXTS: dict[str, str] = {
         "同じ数のプローブを保ち {share} 以上削減する戦略で、より安いものはない"
     ),
     "{names} cost less": "{names} のほうが安い",
-    "none cheaper": "より安いものはない",
+    "no strategy cheaper": "より安い戦略はない",
     # compaction.course.checks.levels: failure details built from values
     "({n} entries, expected {m})": "（{n} 項目、期待は {m} 項目）",
     "entry {i}: got {got}, expected {want} {sizes}": "項目 {i}: 返り値は {got}、期待値は {want} {sizes}",
@@ -493,8 +493,8 @@ TEXTS: dict[str, str] = {
     "return a list of probe dicts, not {kind}": "プローブの dict のリストを返してください（返り値は {kind}）",
     "ids must be unique: {ids}": "id は重複してはいけません: {ids}",
     "missing kinds: {kinds}": "足りない種類: {kinds}",
-    "the session does not answer: {ids} (evidence must be copied from it)": (
-        "セッションが答えていません: {ids}（根拠はセッションからそのまま写してください）"
+    "the session does not answer {ids}; copy evidence from its text, without line numbers": (
+        "セッションが答えていません: {ids}。根拠はそのテキストから、行番号を除いて写してください"
     ),
     "no artifact probe names {paths}, which the session modified": (
         "セッションが変更した {paths} を挙げる artifact プローブがありません"

@@ -245,7 +245,7 @@ def goal(replays: Sequence[Replay], session: str = HEADLINE) -> list[tuple[str, 
                 "no strategy keeping as many probes, removing >= {share}, costs less",
                 share=f"{GOAL['removed']:.0%}",
             ),
-            say("{names} cost less", names=", ".join(cheaper)) if cheaper else say("none cheaper"),
+            say("{names} cost less", names=", ".join(cheaper)) if cheaper else say("no strategy cheaper"),
             not cheaper,
         ),
     ]

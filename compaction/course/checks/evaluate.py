@@ -25,7 +25,16 @@ from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.compare import PROBES, offline_session
-from compaction.evaluate.probes import KINDS, Probe, ProbeError, answers, context_text, load_probes, probe
+from compaction.evaluate.probes import (
+    KINDS,
+    Probe,
+    ProbeError,
+    answers,
+    context_text,
+    has_evidence,
+    load_probes,
+    probe,
+)
 from compaction.layers.layer import Layer
 from compaction.layers.micro import micro_compact
 from compaction.layers.snip import snip_compact
@@ -165,9 +174,11 @@ def check_probes(write_probes: Callable) -> CheckReport:
 
     def answerable() -> None:
         text = context_text(session)
-        wrong = [p.id for p in _learner_probes(write_probes) if not answers(text, p)]
+        wrong = [p for p in _learner_probes(write_probes) if not answers(text, p)]
+        missing = [f"{p.id}: {next(e for e in p.evidence if not has_evidence(e, text))!r:.60}" for p in wrong]
         assert not wrong, say(
-            "the session does not answer: {ids} (evidence must be copied from it)", ids=", ".join(wrong)
+            "the session does not answer {ids}; copy evidence from its text, without line numbers",
+            ids="; ".join(missing),
         )
 
     def artifacts() -> None:
