@@ -199,7 +199,7 @@ def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
             previous_agent = prints
         framings.add(request.key)
         end = entries.add(request.key, prints, (kept, before.end) if extends else None)
-        if before is not None and before.frontier < kept or before is not None and before.frontier == 0:
+        if before is not None and (before.frontier == 0 or before.frontier < kept):
             # the shared messages were scanned for the request before: only the new ones are
             frontier = clearing_frontier(request.messages, kept, before.frontier)
             if frontier and frontier != before.frontier:

@@ -12,8 +12,9 @@
   summaries carrying the state ledger (``compaction.layers.ledger``) and its summary request sharing
   the agent's cached prefix (``Summary(share_cache=True)``, given the agent's system prompt and tools
   when the run knows them: the offline agent's, ``build(agent=...)``).
-- ``pipeline, no ledger``: the same with ``Summary(ledger_tokens=0)``; ``pipeline + used``: with
-  ``Micro(keep_used=2)``, whose placeholders keep the lines the agent used later.
+- ``pipeline, no ledger``: the default list with ``ledger_tokens=0`` on its summary and reactive
+  layers; ``pipeline + used``: with ``keep_used=2`` on its micro, whose placeholders keep the lines
+  the agent used later (``changed``: one setting each, the rest as the default list has it).
 - ``hybrid``: masking 10 on every turn, and a summary only when masking is not enough.
 
 The three ``Compactor`` strategies are plain lists of layers (``PIPELINES``), a learner's list can

@@ -14,13 +14,13 @@ trigger and the function it runs. The default list is ``default_layers()``:
 - ``Micro`` (L2): the estimate has passed ``trigger`` (a fraction) of the summary threshold, and
   clearing frees at least ``clear_at_least`` tokens (one cache break for a batch). In the default
   list (``MICRO_DEFAULTS``) only the newest result stays whole (and every result of the last
-  message, ``keep_unread``), micro may fire from 30% of the threshold, and a clearing must pay for
-  the cache it breaks within 30 turns (``payback_turns``).
-- ``Summary`` shares the agent's cached prefix (``share_cache``): give it the agent's system prompt
-  and tools in ``options`` for the summary request to read that prefix.
+  message, ``keep_unread``), micro may fire from 30% of the threshold, and under the threshold a
+  clearing must pay for the cache it breaks within 30 turns (``payback_turns``).
 - ``Summary`` (L4): the estimate is over the threshold, ``context_window - reserve - buffer``
   (Claude Code: 13,000 tokens of buffer on a 200K window; scaled down for small windows,
-  ``compaction.layers.triggers``); ``threshold=`` sets it outright.
+  ``compaction.layers.triggers``); ``threshold=`` sets it outright. In the default list it shares
+  the agent's cached prefix (``share_cache``): give it the agent's system prompt and tools in
+  ``options`` for the summary request to read that prefix.
 - ``Reactive``: not a pass; ``reactive()`` runs it after the API refused a request as too long.
 
 What the layers share is the Compactor's: the store, the client, the transcript folder, the window
