@@ -130,3 +130,32 @@ def test_a_second_clearing_reads_up_to_the_frontier_of_the_first():
     # without the frontier's entry the second clearing would read only what request 1 cached up to
     # message 2 (nothing but the user's message); with it, it reads through the first placeholder
     assert cost.per_request[3] == pytest.approx(0.05 * (10 + 5 + 20) + 1.25 * (5 + 20 + 5 + 300 + 5))
+
+
+def test_the_priced_reads_match_every_earlier_end_and_frontier_compared_one_by_one():
+    """Random sessions cleared oldest first, on two framings: the incremental scan agrees with brute force."""
+    rnd = random.Random(11)
+    call = {"role": "assistant", "content": "reading", "n": 5}
+    for _ in range(20):
+        sent, cleared, requests = [user("go") | {"n": 10}], 0, []
+        for turn in range(25):
+            sent = [*sent, call, result(f"r{turn}", rnd.randrange(20, 400))]
+            results = [
+                i for i, m in enumerate(sent) if m["role"] == "user" and isinstance(m["content"], list)
+            ]
+            if rnd.random() < 0.3 and cleared < len(results) - 1:  # clear the oldest whole ones
+                upto = rnd.randrange(cleared + 1, len(results))
+                for i in results[cleared:upto]:
+                    sent[i] = result(sent[i]["content"][0]["tool_use_id"], 15, cleared=True)
+                cleared = upto
+            requests.append(Request(tuple(copy.deepcopy(sent)), 40, rnd.choice("ab")))
+        entries: list[tuple[str, tuple]] = []  # (key, the messages an earlier entry covers)
+        expected = []
+        for r in requests:
+            starts = [len(m) for key, m in entries if key == r.key and list(m) == list(r.messages[: len(m)])]
+            hit = max(starts, default=0)
+            expected.append(sum(tokens(m) for m in r.messages[:hit]))
+            frontier = clearing_frontier(r.messages)
+            entries += [(r.key, r.messages)] + ([(r.key, r.messages[:frontier])] if frontier else [])
+        framed = [r.key in {q.key for q in requests[:i]} for i, r in enumerate(requests)]
+        assert price(requests, tokens).read == sum(expected) + 40 * sum(framed)
