@@ -202,11 +202,10 @@ def price(requests: Sequence[Request], tokens: Tokens | None = None) -> Cost:
         if before is not None and (before.frontier == 0 or before.frontier < kept):
             # the shared messages were scanned for the request before: only the new ones are
             frontier = clearing_frontier(request.messages, kept, before.frontier)
-            if frontier and frontier != before.frontier:
-                entries.add(request.key, prints[:frontier])
+            new = frontier != before.frontier
         else:
-            frontier = clearing_frontier(request.messages)
-            if frontier:
-                entries.add(request.key, prints[:frontier])
+            frontier, new = clearing_frontier(request.messages), True
+        if frontier and new:
+            entries.add(request.key, prints[:frontier])
         last[request.key] = _Last(request.messages, prints, sums, end, frontier)
     return cost

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from compaction.core.guards import fraction, message_list, whole
-from compaction.core.messages import blocks, result_chars, shared_prefix, text_of
+from compaction.core.messages import blocks, result_chars, shared_prefix, text_of, tool_result_blocks
 from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.core.placeholders import cleared_placeholder as placeholder_for
@@ -156,7 +156,7 @@ class Micro(Layer):
         """
         keep = self.keep_recent
         if self.keep_unread and messages:
-            keep = max(keep, len(_results(messages[-1])))
+            keep = max(keep, len(tool_result_blocks(messages[-1])))
         options: dict[str, Any] = {"keep_recent": keep, "min_chars": self.min_chars}
         if self.exclude_tools:
             options["exclude_tools"] = self.exclude_tools
@@ -225,14 +225,6 @@ class _Calls:
         if self._all is None:  # a call further back (or none): map every call once
             self._all = {b["id"]: b for m in self.messages for b in _tool_uses(m) if "id" in b}
         return self._all.get(use_id, {})
-
-
-def _results(message: Any) -> list[dict]:
-    """The tool_result blocks of a user message (none for any other message)."""
-    content = message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
 def _tool_uses(message: dict) -> list[dict]:
