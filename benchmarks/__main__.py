@@ -14,11 +14,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.pop("COMPACTION_BACKEND", None)  # figures come from the offline model only
 
-    from . import bench_server, counters, course, pipeline, replay, strategies, widgets
+    from . import bench_server, comparison, counters, course, pipeline, replay, widgets
 
     overhead, speedup = pipeline.run(args.quick)
     print(overhead, end="\n\n", flush=True)
-    for section in (counters, strategies, course, replay, bench_server, widgets):
+    for section in (counters, comparison, course, replay, bench_server, widgets):
         print(section.run(args.quick), end="\n\n", flush=True)
     print(f"pipeline per-turn speedup vs seed-style baseline at 1,000 messages: {speedup:.1f}x")
     return 0

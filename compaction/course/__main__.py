@@ -21,7 +21,6 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from compaction.core.language import LANGUAGES, LanguageError, language, say, use_language
 from compaction.course.commands import (
     EXERCISE_FOLDERS,
     CourseError,
@@ -34,6 +33,7 @@ from compaction.course.commands import (
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
 from compaction.course.translation import apply, out_of_step, sync_all
+from compaction.presentation.language import LANGUAGES, LanguageError, language, say, use_language
 
 
 def _course_command(run: Callable[[Path], int]) -> int:

@@ -1,7 +1,7 @@
 """What the chapters built, saved here so a later chapter can plug it in (as d2l saves its functions).
 
 A chapter cell whose first line is ``#@save`` holds functions that are copied here verbatim; each is
-preceded by the chapter that built it. ``tests/test_notebook_sync.py`` keeps the two identical, both
+preceded by the chapter that built it. ``tests/course/test_notebook_sync.py`` keeps the two identical, both
 ways. Chapter 06 runs these in the package's pipeline: ``Budget(run=budget)``, ``Snip(run=snip)``,
 ``Micro(run=micro)``. Deliberately left out: the exercises' answers, and anything the package
 does better (the package's own layers are in ``compaction.layers``).

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import zmq
 
-from compaction.core.language import LANGUAGES, VARIABLE, locale_language
 from compaction.course.scratch import run_folder, temp_env
 from compaction.course.warm_kernels import warm_kernels
+from compaction.presentation.language import LANGUAGES, VARIABLE, locale_language
 
 LAB_CONFIG = Path(".jupyter") / "jupyter_lab_config.py"
 FIRST_CHAPTER = "notebooks/00_welcome.ipynb"

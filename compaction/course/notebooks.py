@@ -18,9 +18,9 @@ import zmq
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from compaction.core.texts_ja import TEXTS
 from compaction.course.checks import SUMMARY
 from compaction.course.scratch import run_folder, temp_env
+from compaction.presentation.texts_ja import TEXTS
 
 # the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed", in
 # either language (the words after the counts: the English summary's and its Japanese text's)

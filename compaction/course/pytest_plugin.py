@@ -29,18 +29,18 @@ _ROOT: list[Path] = [Path.cwd()]  # the session's rootdir, once configured
 _REPORTS_HERE = [True]  # False on an xdist worker: the controller writes what the workers report
 # the slowest test files, measured with --durations on the 2-core machine (3 workers), slowest first
 LONGEST = (
-    "tests/test_browser.py",
-    "tests/test_properties_pipeline.py",
-    "tests/test_wheel.py",
-    "tests/test_properties_layers.py",
-    "tests/test_exercises.py",
-    "tests/test_texts_ja.py",  # every check module run once in Japanese
-    "tests/test_condense.py",
-    "tests/test_warm_kernels.py",
-    "tests/test_checks_api_context.py",
-    "tests/test_messages.py",
-    "tests/test_tokens.py",
-    "tests/test_reactive.py",
+    "tests/views/test_browser.py",
+    "tests/pipeline/test_properties_pipeline.py",
+    "tests/project/test_wheel.py",
+    "tests/layers/test_properties_layers.py",
+    "tests/course/test_exercises.py",
+    "tests/presentation/test_texts_ja.py",  # every check module run once in Japanese
+    "tests/levels/test_condense.py",
+    "tests/course/test_warm_kernels.py",
+    "tests/course/test_checks_api_context.py",
+    "tests/core/test_messages.py",
+    "tests/core/test_tokens.py",
+    "tests/layers/test_reactive.py",
 )
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compaction.core.guards import whole
-from compaction.core.language import say
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
@@ -24,6 +23,7 @@ from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
 from compaction.importers import load_session
+from compaction.presentation.language import say
 
 PROBES = Path(__file__).resolve().parent / "probes"
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from compaction.core.palette import LAYERS
 from compaction.evaluate.replay.turns import Replay
+from compaction.presentation.palette import LAYERS
 
 COLORS = [c for name, c in LAYERS.items() if name != "breaker"]  # the palette's layer colours, not black
 MARKERS = "osD^vP*Xph"

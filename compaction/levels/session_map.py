@@ -17,10 +17,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from compaction.core.messages import Message
-from compaction.core.palette import LINES, OTHER, PHASES, SIGNALS
 from compaction.core.tokens import message_tokens
 from compaction.levels.phases import Phase, detect_phases
 from compaction.levels.signals import Signal, detect_signals
+from compaction.presentation.palette import LINES, OTHER, PHASES, SIGNALS
 
 PHASE_COLORS = PHASES  # phase kind -> band colour, from the course's one palette
 SIGNAL_MARKERS = {  # signal kind -> (marker, colour)

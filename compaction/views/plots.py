@@ -3,7 +3,7 @@
 ``token_timeline`` draws the estimated tokens of every request and, where the API answered, its
 ``usage`` input tokens; the context window and the summary threshold as horizontal lines; and each
 event (an object or dict with ``turn`` and ``layer``) in its layer's colour from
-``compaction.core.palette``. Events that would bury each other are grouped: the cheap layers and the
+``compaction.presentation.palette``. Events that would bury each other are grouped: the cheap layers and the
 signals as ticks in a row of their own along the turn axis, summaries (and reactive, manual
 compacts, checkpoints) as vertical lines, failures as crosses on those rows; the rows of ticks sit
 in a band below zero, where no data is. The turn axis shows
@@ -21,8 +21,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from compaction.core.palette import LINES, layer_color
 from compaction.layers.triggers import summary_threshold
+from compaction.presentation.palette import LINES, layer_color
 
 LINE_LAYERS = ("summary", "reactive", "compact", "breaker", "phase_summary", "checkpoint")  # full-height
 TICK_ROW = 0.035  # height of one row of ticks, as a fraction of the axes

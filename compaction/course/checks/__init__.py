@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from compaction.core.language import say, translated
+from compaction.presentation.language import say, translated
 
 SUMMARY = "{verdict} {title}: {ok}/{total} checks passed"  # a report's first line, in English
 

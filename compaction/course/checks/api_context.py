@@ -22,10 +22,10 @@ from collections.abc import Callable
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
 from compaction.agent.server_side import Ledger, cache_breaks_from_usage, client_keeps, run_managed_session
-from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
+from compaction.presentation.language import say
 
 WINDOW = 8_000
 TURNS = 50

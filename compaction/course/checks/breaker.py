@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from compaction.core.events import CompactionEvent
-from compaction.core.language import say
 from compaction.course.checks import CheckReport, run_cases
 from compaction.layers.triggers import CircuitBreaker
+from compaction.presentation.language import say
 
 ANSWERS = ("opened_at",)  # what an exercise computes: kept out of for_exercise("breaker")
 

@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.core.language import say
 from compaction.core.messages import (
     assistant,
     is_tool_result_message,
@@ -36,6 +35,7 @@ from compaction.core.store import OutputStore
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.budget import tool_result_budget
+from compaction.presentation.language import say
 
 PREVIEW = 2_000
 

@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import Any
 
 from compaction.agent.loop import sample_session
-from compaction.core.language import say
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.evaluate.compare import PROBES, offline_session
@@ -40,6 +39,7 @@ from compaction.layers.micro import micro_compact
 from compaction.layers.snip import snip_compact
 from compaction.levels.checkpoint import files_modified
 from compaction.pipeline.compactor import default_layers
+from compaction.presentation.language import say
 
 ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exercise("evaluate")
 

@@ -21,10 +21,10 @@ import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 
-from compaction.core.language import say, translated
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.used import used_lines
 from compaction.course.checks import CheckReport, run_cases
+from compaction.presentation.language import say, translated
 
 ANSWERS = ("counts_entry", "used_lines_reformatted")  # what the exercises compute
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from compaction.agent.loop import new_workspace, sample_session
 from compaction.agent.tools import Workspace
-from compaction.core.language import say
 from compaction.core.tokens import count_text
 from compaction.course.checks import CheckReport, run_cases
 from compaction.levels.checkpoint import files_modified as files_modified_reference
@@ -28,6 +27,7 @@ from compaction.levels.condense import condense_grep as condense_grep_reference
 from compaction.levels.locations import missing_references
 from compaction.levels.phase_summary import summarize_phase
 from compaction.levels.phases import detect_phases
+from compaction.presentation.language import say
 
 _PACKAGES = ("auth", "billing", "api", "storage", "jobs", "utils")
 _WORDS = ("token", "user", "config", "session", "request", "cache", "retry", "limit")

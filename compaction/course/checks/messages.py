@@ -17,7 +17,6 @@ import copy
 from collections.abc import Callable
 
 from compaction.agent.loop import sample_session
-from compaction.core.language import say
 from compaction.core.messages import (
     RULES,
     InvalidConversation,
@@ -33,6 +32,7 @@ from compaction.core.messages import (
     validate,
 )
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
+from compaction.presentation.language import say
 
 # the rules the chapter's first_problem covers, in the order validate checks them
 FORM_RULES = (

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.core.language import say
 from compaction.core.messages import (
     assistant,
     result_chars,
@@ -32,6 +31,7 @@ from compaction.course.checks import CheckReport, assert_same_messages, run_case
 from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.micro import micro_compact
 from compaction.layers.prompt_cache import cache_breaks
+from compaction.presentation.language import say
 
 ANSWERS = ("measured_breaks",)  # what an exercise computes: kept out of for_exercise("micro")
 

@@ -18,7 +18,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from compaction.core.language import say
 from compaction.core.messages import assistant, shared_prefix, text, text_of, tool_result, tool_use, user
 from compaction.core.placeholders import MARKER_OVERHEAD
 from compaction.core.store import OutputStore
@@ -30,6 +29,7 @@ from compaction.layers.budget import tool_result_budget
 from compaction.layers.micro import micro_compact
 from compaction.layers.snip import snip_compact
 from compaction.layers.triggers import summary_threshold
+from compaction.presentation.language import say
 
 ANSWERS = ("reserve_from_answers",)  # what an exercise computes: kept out of for_exercise("pipeline")
 

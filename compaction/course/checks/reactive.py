@@ -20,13 +20,13 @@ import anthropic
 
 from compaction.agent.backend import connect
 from compaction.core.api_errors import is_prompt_too_long, tokens_over
-from compaction.core.language import say
 from compaction.core.messages import InvalidConversation, assistant, is_tool_result_message, user, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.course.checks.summarize import LayerRuns
 from compaction.layers.reactive import pair_safe_tail
+from compaction.presentation.language import say
 
 ANSWERS = ("tail_within",)  # what an exercise computes: kept out of for_exercise("reactive")
 

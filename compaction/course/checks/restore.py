@@ -22,11 +22,11 @@ from pathlib import Path
 from compaction.agent.backend import connect
 from compaction.agent.loop import new_workspace, run_agent
 from compaction.agent.tools import Workspace
-from compaction.core.language import say
 from compaction.core.messages import tool_use_blocks
 from compaction.course.checks import CheckReport, run_cases
 from compaction.layers.micro import micro_compact
 from compaction.layers.restore import choose_restores, restore_files
+from compaction.presentation.language import say
 
 
 @lru_cache(maxsize=1)

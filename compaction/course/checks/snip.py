@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from compaction.core.language import say
 from compaction.core.messages import (
     InvalidConversation,
     assistant,
@@ -33,6 +32,7 @@ from compaction.core.tokens import estimate_tokens
 from compaction.course.checks import CheckReport, assert_same_messages, run_cases
 from compaction.course.checks.messages import assert_unchanged, course_sessions
 from compaction.layers.snip import is_snip_placeholder, snip_compact, snip_cuts, user_words
+from compaction.presentation.language import say
 
 GRID = [(m, h) for m in (6, 9, 12, 20, 25) for h in (0, 1, 3, 4)]
 

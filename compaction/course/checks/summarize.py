@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from compaction.agent.backend import connect
-from compaction.core.language import say
 from compaction.core.messages import InvalidConversation, is_valid, text_of, validate
 from compaction.core.transcript import TranscriptError, read_transcript
 from compaction.course.checks import CheckReport, run_cases
@@ -32,6 +31,7 @@ from compaction.layers.summarize import (
     summary_from_blocks,
 )
 from compaction.layers.summary_request import with_summary_prompt
+from compaction.presentation.language import say
 
 ANSWERS = [
     "<analysis>first I read calc.py</analysis>\n<summary>1. Primary Request and Intent: fix add</summary>",

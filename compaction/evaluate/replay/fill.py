@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 
 from compaction.core.messages import blocks, text_of
-from compaction.core.palette import KINDS
 from compaction.core.placeholders import SNIP_HEAD, is_cleared, is_persisted_marker, transcript_named
+from compaction.presentation.palette import KINDS
 
 
 def fill_by_kind(messages: list[dict], count: Callable[[str], int]) -> dict[str, int]:

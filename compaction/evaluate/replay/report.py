@@ -14,7 +14,6 @@ import math
 from html import escape
 from pathlib import Path
 
-from compaction.core.palette import KIND_LABELS, KINDS, LINES, layer_color
 from compaction.core.tokens import count_text
 from compaction.evaluate.replay.columns import (
     COLUMNS,
@@ -33,6 +32,7 @@ from compaction.evaluate.replay.engine import SessionReplay, StrategyRun
 from compaction.evaluate.replay.fill import fill_by_kind
 from compaction.evaluate.replay.redact import redact
 from compaction.layers.triggers import summary_threshold
+from compaction.presentation.palette import KIND_LABELS, KINDS, LINES, layer_color
 
 W, H, PAD = 720, 220, 48  # the timeline's size and margin, in pixels
 CSP = "default-src 'none'; style-src 'unsafe-inline'"

@@ -5,7 +5,7 @@ renders the same information as static HTML, so a saved notebook shows it on Git
 compare it; its text form is one deterministic line with no widget ids. Rows keep their original
 message numbers and open onto their content; placeholders and markers show their own words; a
 dropped range is one gap naming where it went; one token unit per view (cl100k by default); every
-colour comes from ``compaction.core.palette``. Deliberately left out: editing messages, and any
+colour comes from ``compaction.presentation.palette``. Deliberately left out: editing messages, and any
 JavaScript of our own (ipywidgets and HTML ``<details>`` do the live part).
 """
 

@@ -14,9 +14,9 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from compaction.core.language import say
 from compaction.core.messages import tool_names
-from compaction.core.palette import CHANGES
+from compaction.presentation.language import say
+from compaction.presentation.palette import CHANGES
 from compaction.views.widgets.diff import Change, align
 from compaction.views.widgets.gauge import WindowGauge
 from compaction.views.widgets.legend import legend_html

@@ -1,7 +1,7 @@
 """WindowGauge: what fills the context window, by kind, as one stacked bar against window and threshold.
 
 The kinds are system and tools, user text, assistant text, tool calls, tool results, placeholders
-and markers, and summary (``compaction.core.palette.KINDS``). Given ``before``, the gauge draws two bars
+and markers, and summary (``presentation.palette.KINDS``). Given ``before``, the gauge draws two bars
 on one scale (the window, or the larger total when no window is given), so a list that shrank looks
 shorter, and a table of each kind's tokens before -> after. It stands alone and sits inside
 ``BeforeAfter`` and ``PipelineStepper``. Deliberately left out: the output tokens a request reserves.
@@ -13,8 +13,8 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.core.language import say
-from compaction.core.palette import KIND_LABELS, KINDS, LINES
+from compaction.presentation.language import say
+from compaction.presentation.palette import KIND_LABELS, KINDS, LINES
 from compaction.views.widgets.live import FLOW, bundle, html_widget
 from compaction.views.widgets.measure import Meter
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compaction.core.language import say
-from compaction.core.palette import CHANGES, ROLES
+from compaction.presentation.language import say
+from compaction.presentation.palette import CHANGES, ROLES
 
 SWATCH = "display:inline-block;width:10px;height:10px;margin-right:3px;border:1px solid {}"
 MEANINGS = {  # mark -> what it means

@@ -12,9 +12,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.core.language import say
 from compaction.core.messages import tool_names
-from compaction.core.palette import LINES
+from compaction.presentation.language import say
+from compaction.presentation.palette import LINES
 from compaction.views.widgets.gauge import WindowGauge
 from compaction.views.widgets.legend import legend_html
 from compaction.views.widgets.live import FLOW, bundle, html_widget, live_value

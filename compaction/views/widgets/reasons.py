@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compaction.core.language import say
+from compaction.presentation.language import say
 
 
 def why_idle(compactor: Any, layer: str, messages: Sequence[dict], events: Iterable[Any] = ()) -> str:

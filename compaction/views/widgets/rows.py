@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compaction.core.messages import blocks, text_of, to_json, tool_names
-from compaction.core.palette import CHANGES, LINES, ROLES
+from compaction.presentation.palette import CHANGES, LINES, ROLES
 from compaction.views.widgets.marks import is_summary, placeholder_words
 from compaction.views.widgets.measure import Meter
 

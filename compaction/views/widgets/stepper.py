@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compaction.core.language import say
-from compaction.core.palette import LINES, layer_color
+from compaction.presentation.language import say
+from compaction.presentation.palette import LINES, layer_color
 from compaction.views.widgets.compare import BeforeAfter
 from compaction.views.widgets.live import FLOW, bundle, html_widget, live_value
 from compaction.views.widgets.measure import Meter

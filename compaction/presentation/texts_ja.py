@@ -1,0 +1,1018 @@
+"""The Japanese text of every English sentence the package prints for a learner, keyed by the English.
+
+``compaction.presentation.language.say`` looks a text up here when the language is ``ja``; a ``{name}``
+field stays as it is, in the place Japanese puts it. A key with fields also translates a text built
+from values (``translated``: a check's case name such as "window 8,000"). API names, field names and
+error texts stay English, in backquotes where the English has them. One entry per English text, in
+the order of the modules that print them.
+"""
+
+from __future__ import annotations
+
+TEXTS: dict[str, str] = {
+    # compaction.course.checks: the check table's frame (PASS/FAIL/pass stay: tools parse them)
+    "{verdict} {title}: {ok}/{total} checks passed": "{verdict} {title}: {ok}/{total} 件のチェックに合格",
+    "check": "チェック",
+    "detail": "詳細",
+    "assertion failed": "アサーションが失敗しました",
+    "not implemented yet": "まだ実装されていません",
+    "raised {kind}: {error} (in {function}, {file} line {line})": (
+        "{kind} が発生: {error}（{file} の {line} 行目、{function} 内）"
+    ),
+    "written by you": "自分で書いたコード",
+    "this is the package's {found}; write your own": "これはパッケージの {found} です。自分で書いてください",
+    # compaction.course.checks.*: failure details that are fixed sentences (from values: English)
+    "return a list of edits (dicts), at least one": "編集（dict）のリストを、少なくとも 1 つ返してください",
+    "nothing was ever cleared": "一度もクリアされませんでした",
+    "the input list was changed": "入力のリストが変更されました",
+    "the nightly log: the first 1,000 characters are not in the preview": (
+        "夜間ビルドのログ: 先頭の 1,000 文字がプレビューにありません"
+    ),
+    "the nightly log: the last 1,000 characters (the error) are not in the preview": (
+        "夜間ビルドのログ: 末尾の 1,000 文字（エラー）がプレビューにありません"
+    ),
+    "the nightly log: the error line at the end is not shown": (
+        "夜間ビルドのログ: 末尾のエラー行が表示されていません"
+    ),
+    "a short output: an output shorter than the preview is shown whole": (
+        "短い出力: プレビューより短い出力は全体を表示します"
+    ),
+    "a short output: shown twice; show it once, with nothing left out": (
+        "短い出力: 2 回表示されています。省略せずに 1 回だけ表示してください"
+    ),
+    "an output of exactly 2,000 characters is shown whole (<=, not <)": (
+        "ちょうど 2,000 文字の出力は全体を表示します（< ではなく <=）"
+    ),
+    "2,001 characters: both 1,000-character ends": "2,001 文字: 両端の 1,000 文字ずつを残します",
+    "2,001 characters: the middle character is omitted": "2,001 文字: 中央の 1 文字を省略します",
+    "write at least six probes": "プローブを 6 個以上書いてください",
+    "message 2, write_file: the new entries are missing": (
+        "メッセージ 2、write_file: 新しいエントリーがありません"
+    ),
+    "the list of answers was changed; leave it as it was": (
+        "応答のリストが変更されました。元のままにしてください"
+    ),
+    "the input list was changed; return a new list": (
+        "入力のリストが変更されました。新しいリストを返してください"
+    ),
+    "the tail must be the end of the list": "末尾部分はリストの最後でなければなりません",
+    "the tail must leave the first message to the summary": (
+        "末尾部分は最初のメッセージを要約に残さなければなりません"
+    ),
+    "the input list was changed; restoration only reads it": (
+        "入力のリストが変更されました。復元は読むだけです"
+    ),
+    "nothing restored, though the newest file the agent read is unchanged on disk": (
+        "何も復元されていません。エージェントが最後に読んだファイルはディスク上で変わっていません"
+    ),
+    "nothing restored: only the deleted file should be left out": (
+        "何も復元されていません: 除外するのは削除されたファイルだけです"
+    ),
+    "the input list was changed; build a new one": (
+        "入力のリストが変更されました。新しいリストを作ってください"
+    ),
+    "open before any summary was tried: a new breaker is closed": (
+        "要約を一度も試す前に開いています: 新しいブレーカーは閉じています"
+    ),
+    # compaction.course.checks: where two message lists differ
+    "(the end)": "（末尾）",
+    "first difference at character {at}: got {got}, expected {want}": (
+        "最初の違いは {at} 文字目: 返り値 {got}、期待値 {want}"
+    ),
+    "`{key}` dropped": "`{key}` が抜けています",
+    "`{key}` differs; {difference}": "`{key}` が違います。{difference}",
+    "`{key}` changed: expected {want}, got {got}": "`{key}` が違います: 期待値 {want}、返り値 {got}",
+    "`{key}` added ({value})": "`{key}` が追加されています（{value}）",
+    "differs": "違いがあります",
+    "expected a list of messages, got {kind}": "メッセージのリストを返してください（返り値は {kind}）",
+    "{n} messages returned, expected {m}; the first difference: {fault}": (
+        "返したメッセージは {n} 件、期待は {m} 件。最初の違い: {fault}"
+    ),
+    "message {i}: expected a dict, got {kind}": "メッセージ {i}: dict であるべきところが {kind} です",
+    "message {i}: role is {got}, expected {want}": "メッセージ {i}: role が {got} です（期待値は {want}）",
+    "message {i}: content differs; {difference}": "メッセージ {i}: content が違います。{difference}",
+    "message {i}: content is {got}, expected {want}": (
+        "メッセージ {i}: content が {got} です（期待値は {want}）"
+    ),
+    "message {i}, block {j} ({label})": "メッセージ {i}、ブロック {j}（{label}）",
+    "{where}: expected a dict, got {kind}": "{where}: dict であるべきところが {kind} です",
+    "{where}: got a {label} block instead": "{where}: 代わりに {label} ブロックがあります",
+    "message {i}: an extra block at block {k} ({shown}); {n} blocks, expected {m}": (
+        "メッセージ {i}: ブロック {k}（{shown}）が余分です。ブロックは {n} 個、期待は {m} 個"
+    ),
+    "message {i}: a block missing at block {k} ({shown}); {n} blocks, expected {m}": (
+        "メッセージ {i}: ブロック {k}（{shown}）がありません。ブロックは {n} 個、期待は {m} 個"
+    ),
+    "{n} messages returned, expected {m}: message {k} should not be there": (
+        "返したメッセージは {n} 件、期待は {m} 件: メッセージ {k} は余分です"
+    ),
+    "{n} messages returned, expected {m}: message {k} is missing": (
+        "返したメッセージは {n} 件、期待は {m} 件: メッセージ {k} がありません"
+    ),
+    (
+        "the result for {got} is here, expected the result for {want}: the same results in "
+        "another order; give them in the order of the calls ({order})"
+    ): (
+        "ここにあるのは {got} の結果ですが、期待は {want} の結果です: 同じ結果が別の順序で並んでいます。"
+        "呼び出しの順（{order}）に並べてください"
+    ),
+    "the result for {got} is here, expected the result for {want}": (
+        "ここにあるのは {got} の結果ですが、期待は {want} の結果です"
+    ),
+    # compaction.course.checks.messages: failure details built from values
+    "it held {before} messages and now holds {after}": (
+        "{before} 件あったメッセージが {after} 件になっています"
+    ),
+    "message {i} was replaced": "メッセージ {i} が置き換えられています",
+    "message {i}, block {j} ({label}): `{key}` changed": (
+        "メッセージ {i}、ブロック {j}（{label}）: `{key}` が変わっています"
+    ),
+    "message {i}: `{key}` changed": "メッセージ {i}: `{key}` が変わっています",
+    "somewhere": "どこか",
+    "{where}: the input list was changed ({at}); {advice}": (
+        "{where}: 入力のリストが変更されました（{at}）。{advice}"
+    ),
+    "build a new list instead": "代わりに新しいリストを作ってください",
+    " (the list is sound)": "（このリストは正しい）",
+    "list {k} of the {n} this row tries: expected {want}{why}, got {got}": (
+        "この行で試す {n} 個のリストのうち {k} 番目: 期待値は {want}{why}、返り値は {got}"
+    ),
+    "list {k} of the {n} this row tries ({kind}: {how})": (
+        "この行で試す {n} 個のリストのうち {k} 番目（{kind}: {how}）"
+    ),
+    "{where}: the returned list breaks {rule} at message {i}: {text}": (
+        "{where}: 返したリストはメッセージ {i} で {rule} に違反しています: {text}"
+    ),
+    ", so the results must come before the text": "。そのため結果はテキストより前に置かなければなりません",
+    # compaction.course.checks.micro: failure details built from values
+    "note_for({name}): return a string, got {kind}": (
+        "note_for({name}): 文字列を返してください（返り値は {kind}）"
+    ),
+    "note_for({name}): start with {head}: {start}": "note_for({name}): {head} で始めてください: {start}",
+    "note_for({name}): one line of at most 300 characters": (
+        "note_for({name}): 300 文字以内の 1 行にしてください"
+    ),
+    "note_for({name}): name {expected} so the model knows what to re-run": (
+        "note_for({name}): モデルが何を再実行すればよいか分かるように {expected} を書いてください"
+    ),
+    "note for {name} names {expected}": "{name} の注記に {expected} が書かれている",
+    "a 10,000-character command: one short line": "10,000 文字のコマンド: 注記は短い 1 行",
+    "the last {n} assistant turn": "直近 {n} 回のアシスタントのターン",
+    "the last {n} assistant turns": "直近 {n} 回のアシスタントのターン",
+    "the {name} result {use_id} (message {i}) of {path}": (
+        "{path} の {name} の結果 {use_id}（メッセージ {i}）"
+    ),
+    "the {name} result {use_id} (message {i})": "{name} の結果 {use_id}（メッセージ {i}）",
+    (
+        " Why: {what} should be cleared: it is exactly min_chars={min_chars} characters long, "
+        "and only a result shorter than min_chars stays whole (<, not <=)."
+    ): (
+        " 理由: {what}はクリアされるべきです。ちょうど min_chars={min_chars} 文字の長さで、"
+        "そのまま残るのは min_chars より短い結果だけです（<= ではなく <）。"
+    ),
+    "{path} is not edited in {turns}": "{turns}の中で {path} は編集されていません",
+    "with recent_turns=0 no edit keeps a result": "recent_turns=0 ではどの編集も結果を残しません",
+    "only read_file results are kept for an edit": "編集があっても残すのは read_file の結果だけです",
+    " Why: {what} should be cleared: it is old, and {reason}.": (
+        " 理由: {what}はクリアされるべきです。古い結果で、{reason}。"
+    ),
+    " Why: {what} should stay whole: an edit_file of {path} is in {turns}.": (
+        " 理由: {what}はそのまま残すべきです。{turns}の中に {path} の edit_file があります。"
+    ),
+    " Why: {what} should stay as it is: among the newest, short, a note or a marker.": (
+        " 理由: {what}は元のまま残すべきです。最新の結果、短い結果、注記、マーカーのいずれかです。"
+    ),
+    (
+        "{turns} calls, two new results each, keep_recent={keep_recent}: predicted {got}, "
+        "measured {want} cache breaks"
+    ): (
+        "呼び出し {turns} 回、毎回新しい結果 2 件、keep_recent={keep_recent}: "
+        "予測は {got}、実測のキャッシュブレークは {want} 回"
+    ),
+    "build new messages instead": "代わりに新しいメッセージを作ってください",
+    # compaction.course.checks.keep_used: failure details built from values
+    "return a list of lines, not {kind}": "行のリストを返してください（返り値は {kind}）",
+    "{line} is not a whole line of the result (lines are kept whole)": (
+        "{line} は結果の 1 行まるごとではありません（行はまるごと残します）"
+    ),
+    "lines out of the result's order: {got}": "行が結果の中の順序になっていません: {got}",
+    "lines out of the result's order: {got} ({rule})": "行が結果の中の順序になっていません: {got}（{rule}）",
+    "{n} lines kept, more than max_lines={bound}": "{n} 行を残しています。max_lines={bound} を超えています",
+    "{n} lines kept, more than max_lines={bound} ({rule})": (
+        "{n} 行を残しています。max_lines={bound} を超えています（{rule}）"
+    ),
+    "line {k} ({line}) should be kept ({rule}); kept {got}": (
+        "行 {k}（{line}）は残すべきです（{rule}）。残したのは {got}"
+    ),
+    "line {k} ({line}) should not be kept ({rule})": "行 {k}（{line}）は残すべきではありません（{rule}）",
+    "{n} lines kept, expected {bound}: every line is used ({rule})": (
+        "{n} 行を残していますが、期待は {bound} 行です: どの行も使われています（{rule}）"
+    ),
+    "line {k} ({line}) should be kept: {said} says it ({rule})": (
+        "行 {k}（{line}）は残すべきです: {said} がそれに言及しています（{rule}）"
+    ),
+    "line {k} ({line}) should not be kept against {said} ({rule})": (
+        "行 {k}（{line}）は {said} に対しては残すべきではありません（{rule}）"
+    ),
+    "return the ledger as text, not {kind}": "台帳をテキストで返してください（返り値は {kind}）",
+    "{where}: {piece} is missing from the ledger": "{where}: 台帳に {piece} がありません",
+    "message 2, bash: {wanted} is missing from the first ledger": (
+        "メッセージ 2、bash: 最初の台帳に {wanted} がありません"
+    ),
+    (
+        "message 0, the earlier ledger: {wanted} was in it but not in the new one "
+        "(carry an earlier compaction's ledger over)"
+    ): (
+        "メッセージ 0、以前の台帳: {wanted} は以前の台帳にあったのに新しい台帳にありません"
+        "（以前のコンパクションの台帳を引き継いでください）"
+    ),
+    "{n} lines for 121 commands: max_entries=40 should bound it": (
+        "121 個のコマンドに {n} 行: max_entries=40 で行数に上限をかけてください"
+    ),
+    "message 2, bash: the failed run was pushed out by {n} passing commands (drop those first)": (
+        "メッセージ 2、bash: 失敗した実行が、成功した {n} 個のコマンドに押し出されました"
+        "（成功したものから先に削ってください）"
+    ),
+    "return the entry as one line of text, not {kind}": (
+        "エントリーを 1 行のテキストで返してください（返り値は {kind}）"
+    ),
+    "the entry is one line, got {n}": "エントリーは 1 行です（返り値は {n} 行）",
+    "the command {command} is missing from {got}": "{got} にコマンド {command} がありません",
+    "`N {kind}` is missing from {got} (the output's last count line says {want} {kind})": (
+        "{got} に `N {kind}` がありません（出力の最後の件数行は {want} {kind}）"
+    ),
+    "{other} {kind}, but the output's last count line says {want} {kind}": (
+        "{other} {kind} となっていますが、出力の最後の件数行は {want} {kind} です"
+    ),
+    (
+        "the right count ({want} {kind}) is there, but so is {other} {kind} from an earlier line of "
+        "the output: the entry gives only the last count line's counts"
+    ): (
+        "正しい件数（{want} {kind}）はありますが、出力の前のほうの行にある {other} {kind} もあります: "
+        "エントリーには最後の件数行の件数だけを書きます"
+    ),
+    "the output ends with [exit code {status}]: say `exit {status}` in {got}": (
+        "出力は [exit code {status}] で終わっています: {got} に `exit {status}` と書いてください"
+    ),
+    # compaction.course.checks.snip: failure details built from values
+    "{where}: the result breaks {rule} at message {i}": (
+        "{where}: 結果はメッセージ {i} で {rule} に違反しています"
+    ),
+    "{where}: {n} messages kept, more than max_messages": (
+        "{where}: {n} 件のメッセージを残しています。max_messages を超えています"
+    ),
+    (
+        "{where}: your tail starts at message {start}; the head ({head} tokens) and that "
+        "tail make {used}, over max_tokens={max_tokens}: head and tail together must fit; the "
+        "earliest start that fits is message {best}"
+    ): (
+        "{where}: 末尾部分がメッセージ {start} から始まっています。"
+        "先頭部分（{head} トークン）とその末尾部分で {used} になり、max_tokens={max_tokens} を超えます: "
+        "先頭部分と末尾部分を合わせて収めなければなりません。"
+        "収まる最も早い開始位置はメッセージ {best} です"
+    ),
+    (
+        "{where}: your tail starts at message {start}, but the tail from message {best} fits too "
+        "(head and tail {fits} <= {max_tokens}{exact}): take the earliest assistant message whose tail fits"
+    ): (
+        "{where}: 末尾部分がメッセージ {start} から始まっていますが、"
+        "メッセージ {best} からの末尾部分も収まります（先頭部分と末尾部分で {fits} <= {max_tokens}{exact}）: "
+        "末尾部分が収まる最も早いアシスタントのメッセージから始めてください"
+    ),
+    ", exactly the budget: an exact fit is kept": "、ちょうど予算どおり: ちょうど収まるものは残します",
+    "{where}: message {i}, the placeholder": "{where}: メッセージ {i}（プレースホルダー）",
+    "message {i} was kept": "メッセージ {i} は残っています",
+    "no request was dropped": "削除された依頼はありません",
+    "{at} quotes a request, but {kept}: the request was kept, so don't quote it again": (
+        "{at} が依頼を引用していますが、{kept}: 依頼は残っているので、もう一度引用しないでください"
+    ),
+    (
+        "{at} does not quote the request of message {newest}, which was dropped (messages "
+        "{first}-{last} went): quote the newest request when it goes"
+    ): (
+        "{at} がメッセージ {newest} の依頼を引用していませんが、その依頼は削除されました（メッセージ "
+        "{first}-{last} が削除）: 最新の依頼が削除されるときはそれを引用してください"
+    ),
+    "the request of message {i}": "メッセージ {i} の依頼",
+    "{at} quotes {which}; quote the newest request, message {newest}": (
+        "{at} が {which} を引用しています。最新の依頼であるメッセージ {newest} を引用してください"
+    ),
+    # compaction.course.checks.budget: failure details built from values
+    "{where}: message {i}, block {j} ({use_id}): a result of {size} chars": (
+        "{where}: メッセージ {i}、ブロック {j}（{use_id}）: {size} 文字の結果"
+    ),
+    "{at} became a marker of {marker}: the marker would be larger than the result: keep it": (
+        "{at}が {marker} 文字のマーカーになりました: マーカーのほうが結果より大きくなります。"
+        "結果をそのまま残してください"
+    ),
+    (
+        "{at} went to disk, but its marker can take up to {most} (a {preview}-character preview "
+        "and its frame): the marker would be no smaller: keep it"
+    ): (
+        "{at}がディスクに移されましたが、そのマーカーは最大 {most} 文字（{preview} 文字のプレビューとその枠）"
+        "になり得ます: マーカーのほうが小さくなりません。結果をそのまま残してください"
+    ),
+    "{where}: {use_id}'s output is not on disk byte for byte at {path}": (
+        "{where}: {use_id} の出力が {path} にバイト単位で同じ内容で保存されていません"
+    ),
+    "{what}: return a string, got {kind}": "{what}: 文字列を返してください（返り値は {kind}）",
+    (
+        "{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
+        "with </persisted-output> and be at most {most} characters (it is {n})"
+    ): (
+        "{what}: このマーカーは層に認識されません: <persisted-output> で始まり </persisted-output> で終わり、"
+        "{most} 文字以内でなければなりません（{n} 文字です）"
+    ),
+    "{what}: name the path {path} in the marker": "{what}: マーカーにパス {path} を書いてください",
+    "{what}: the size must appear as {size} (with thousands separators, as f'{{n:,}}' writes it)": (
+        "{what}: サイズは {size} と書いてください（f'{{n:,}}' が書くように 3 桁区切りで）"
+    ),
+    "{what}: the size must appear as {size}": "{what}: サイズは {size} と書いてください",
+    (
+        "{what}: between the first and the last {half} characters, one line must say how many "
+        "characters were left out ({count}); found {found}"
+    ): (
+        "{what}: 先頭と末尾の {half} 文字の間に、省略した文字数（{count}）を示す 1 行が必要です。"
+        "見つかったのは {found}"
+    ),
+    "a short output: a negative count appears; when nothing is left out, say nothing about it": (
+        "短い出力: 負の数が出ています。何も省略しないときは省略について何も書かないでください"
+    ),
+    "{where}: return an int, got {kind} {got}": "{where}: int を返してください（返り値は {kind} {got}）",
+    "{where}: expected {want}, got {got}": "{where}: 期待値は {want}、返り値は {got}",
+    # compaction.course.checks.pipeline: failure details built from values
+    "{where}: the input list was changed": "{where}: 入力のリストが変更されました",
+    "{where}: {n} outputs on disk, expected {m}": (
+        "{where}: ディスク上の出力が {n} 個あります（期待は {m} 個）"
+    ),
+    "nothing is cached before the first request, so all its tokens are written ({write}x)": (
+        "最初のリクエストの前には何もキャッシュされていないので、"
+        "そのトークンはすべて書き込みになります（{write}x）"
+    ),
+    (
+        "its first {shared} of {n} messages are the previous request's, read "
+        "({read}x); the shared prefix stops at the first message that differs, every message "
+        "after it is written ({write}x)"
+    ): (
+        "{n} 件のメッセージのうち先頭の {shared} 件は前のリクエストと同じで、読み取り（{read}x）になります。"
+        "共通のプレフィックスは最初に違うメッセージで終わり、"
+        "それ以降のメッセージはすべて書き込み（{write}x）になります"
+    ),
+    "; request {k} adds {added}, expected {expected}: {rule}": (
+        "。リクエスト {k} で {added} 増えていますが、期待は {expected}: {rule}"
+    ),
+    "{what}: return a number, got {kind}": "{what}: 数値を返してください（返り値は {kind}）",
+    "{what}: expected {want}, got {got}": "{what}: 期待値は {want}、返り値は {got}",
+    "{i} ({n} chars) lost: in neither the list nor the store": (
+        "{i}（{n} 文字）は失われた: リストにもストアにもない"
+    ),
+    "{i} ({n} chars) found in the list": "{i}（{n} 文字）はリストにある",
+    "{i} ({n} chars) found in the store": "{i}（{n} 文字）はストアにある",
+    "no large output": "大きな出力はない",
+    "{what}: expected a list of orders (tuples of layer names), got {got}": (
+        "{what}: 順序のリスト（層の名前のタプル）を返してください（返り値は {got}）"
+    ),
+    "order {order} loses an output, your list leaves it out: {fate}": (
+        "順序 {order} は出力を失いますが、返したリストに入っていません: {fate}"
+    ),
+    "order {order} is in your list, but loses nothing: {fate}": (
+        "順序 {order} が返したリストに入っていますが、何も失いません: {fate}"
+    ),
+    "{order} is not an order of budget, snip and micro": (
+        "{order} は budget、snip、micro の順序ではありません"
+    ),
+    "order {order} is in your list more than once": "順序 {order} が返したリストに 2 回以上入っています",
+    (
+        " (if one OutputStore served every order: a store shared between orders"
+        " already holds the file an earlier order saved)"
+    ): (
+        "（1 つの OutputStore をすべての順序で使い回している場合: 順序の間で共有したストアには、"
+        "前の順序が保存したファイルがすでに入っています）"
+    ),
+    "summary_threshold{args}: expected a ValueError (no room left), got {got}": (
+        "summary_threshold{args}: ValueError になるはずです（余地がない）。返り値は {got}"
+    ),
+    "summary_threshold{args}: expected {want}, got {got}": (
+        "summary_threshold{args}: 期待値は {want}、返り値は {got}"
+    ),
+    " (the boundary case: an answer of exactly {want} tokens fits the reserve, <=)": (
+        "（境界のケース: ちょうど {want} トークンの応答は予約に収まります。<=）"
+    ),
+    (
+        " (answers of the same size were counted once; each answer above the reserve counts, "
+        "so do not remove repeated sizes)"
+    ): (
+        "（同じサイズの応答が 1 回しか数えられていません。予約を超える応答はそれぞれ数えるので、"
+        "重複したサイズを取り除かないでください）"
+    ),
+    "answers {sizes}, allowed_over={allowed_over}: expected {want}, got {got}{boundary}": (
+        "応答 {sizes}、allowed_over={allowed_over}: 期待値は {want}、返り値は {got}{boundary}"
+    ),
+    "answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got}": (
+        "応答 {sizes}、allowed_over={allowed_over}: ValueError になるはずです。返り値は {got}"
+    ),
+    # compaction.evaluate.compare: goal()'s criteria
+    "probes kept >= {share}": "保持したプローブ >= {share}",
+    "recall kept >= {share}": "保持した recall プローブ >= {share}",
+    "decision kept >= {share}": "保持した decision プローブ >= {share}",
+    "artifacts kept 100%": "保持した artifact プローブ 100%",
+    "tokens removed >= {share}": "削減したトークン >= {share}",
+    "cost <= {share} of none": "コスト <= none の {share}",
+    "no strategy keeping as many probes, removing >= {share}, costs less": (
+        "同じ数のプローブを保ち {share} 以上削減する戦略で、より安いものはない"
+    ),
+    "{names} cost less": "{names} のほうが安い",
+    "no strategy cheaper": "より安い戦略はない",
+    # compaction.course.checks.levels: failure details built from values
+    "({n} entries, expected {m})": "（{n} 項目、期待は {m} 項目）",
+    "entry {i}: got {got}, expected {want} {sizes}": "項目 {i}: 返り値は {got}、期待値は {want} {sizes}",
+    "entry {i} missing: {want} {sizes}": "項目 {i} がありません: {want} {sizes}",
+    "entry {i} not expected: {got} {sizes}": "項目 {i} は余分です: {got} {sizes}",
+    "returned {kind}, not a string": "文字列ではなく {kind} が返されました",
+    "{n} locations lost, first {first}": "{n} か所が失われました。最初の数か所: {first}",
+    "first line {first} is not the totals": "最初の行 {first} が合計の行ではありません",
+    "{before} tokens became {after}: less than an 80% cut": (
+        "{before} トークンが {after} になりました: 削減が 80% に届きません"
+    ),
+    "the one match is gone: {got}": "1 件だけのマッチが消えています: {got}",
+    "{reason} is none of the three rules' reasons": "{reason} は 3 つのルールのどの理由でもありません",
+    "the rule: {rule}": "ルール: {rule}",
+    (
+        "an edit, with nothing edited yet and two or more reads, searches or "
+        "test runs before it in the phase, ends the phase at the edit's index"
+    ): (
+        "まだ何も編集しておらず、フェーズ内でその前に読み取り・検索・テスト実行が 2 回以上ある編集は、"
+        "その編集の位置でフェーズを終える"
+    ),
+    (
+        "an edit of a file the phase has not edited, once it edited others, ends the phase at "
+        "the first look since its last edit (at the edit when there is none)"
+    ): (
+        "ほかのファイルを編集した後で、そのフェーズが編集していないファイルを編集すると、"
+        "最後の編集以降で最初に見た位置でフェーズを終える（見ていなければその編集の位置）"
+    ),
+    (
+        "a green test run, after an edit or after the same command was red, ends the "
+        "phase two messages after the run"
+    ): (
+        "編集の後、または同じコマンドが失敗した後にテストが成功すると、"
+        "その実行の 2 メッセージ後でフェーズを終える"
+    ),
+    "({n} ends, expected {m})": "（終わりは {n} 個、期待は {m} 個）",
+    "end {i}: got {got}, expected {want}: phase ending at message {at} of {n}; {rule} {sizes}": (
+        "終わり {i}: 返り値は {got}、期待値は {want}: {n} 件中メッセージ {at} で終わるフェーズ。"
+        "{rule} {sizes}"
+    ),
+    "end {i} missing: {want}, a phase ending at message {at}; {rule} {sizes}": (
+        "終わり {i} がありません: {want}、メッセージ {at} で終わるフェーズ。{rule} {sizes}"
+    ),
+    (
+        "end {i} not expected: {got}; no rule ends a phase there "
+        "(a summary ends one without recording it, the last phase stays open) {sizes}"
+    ): (
+        "終わり {i} は余分です: {got}。そこでフェーズを終えるルールはありません"
+        "（要約はフェーズを終えるが記録はしない。最後のフェーズは開いたまま）{sizes}"
+    ),
+    "a phase summary ends the phase; ": "フェーズの要約はフェーズを終える。",
+    "read, search, edit: ": "読み取り、検索、編集: ",
+    "five reads and no edit: the phase is still open, nothing is finished; ": (
+        "5 回読んで編集なし: フェーズはまだ開いていて、何も終わっていない。"
+    ),
+    "got {got}, expected {want}": "返り値は {got}、期待値は {want}",
+    "got {got}": "返り値は {got}",
+    "an edit that names no file changes the one read last; got {got}": (
+        "ファイル名のない編集は最後に読んだファイルを変更する。返り値は {got}"
+    ),
+    # compaction.course.checks.evaluate: failure details built from values
+    "{label}: evidence {evidence} is in the context, you said {got}": (
+        "{label}: 根拠 {evidence} はコンテキストにありますが、返り値は {got}"
+    ),
+    "{label}: evidence {evidence} is not in the context, you said {got}": (
+        "{label}: 根拠 {evidence} はコンテキストにありませんが、返り値は {got}"
+    ),
+    "return a list of probe dicts, not {kind}": "プローブの dict のリストを返してください（返り値は {kind}）",
+    "ids must be unique: {ids}": "id は重複してはいけません: {ids}",
+    "missing kinds: {kinds}": "足りない種類: {kinds}",
+    "the session does not answer {ids}; copy evidence from its text, without line numbers": (
+        "セッションが答えていません: {ids}。根拠はそのテキストから、行番号を除いて写してください"
+    ),
+    "no artifact probe names {paths}, which the session modified": (
+        "セッションが変更した {paths} を挙げる artifact プローブがありません"
+    ),
+    (
+        "masking 3 keeps every probe the whole session answers: ask about something an old tool result showed"
+    ): (
+        "masking 3 でも、セッション全体で答えられるプローブがすべて保たれます: "
+        "古いツール結果にだけ出てきたことを尋ねてください"
+    ),
+    "{probe_id}: give a list of strategy names, not {kind} {value}": (
+        "{probe_id}: 戦略名のリストを渡してください（渡されたのは {kind} {value}）"
+    ),
+    "return a dict probe id -> strategies, not {kind}": (
+        "プローブ id -> 戦略 の dict を返してください（返り値は {kind}）"
+    ),
+    "{probe_id}: unknown strategies {unknown}; use {names}": (
+        "{probe_id}: 未知の戦略 {unknown}。使えるのは {names}"
+    ),
+    (
+        "{probe_id}: you said lost by {said}; wrong about {wrong} of the "
+        "{n} strategies (the measured answer is not shown: look at what each "
+        "strategy removes, or measure it with offline_session(40).replay(strategy).score.missed)"
+    ): (
+        "{probe_id}: 失う戦略は {said} という答えですが、{n} 個の戦略のうち {wrong} 個が間違っています"
+        "（実測の答えは表示しません: 各戦略が何を取り除くかを見るか、"
+        "offline_session(40).replay(strategy).score.missed で測ってください）"
+    ),
+    "return a list of layers like default_layers(), not {got}": (
+        "default_layers() のような層のリストを返してください（返り値は {got}）"
+    ),
+    "keep the default's layers in their order, {wanted}; got {names}": (
+        "デフォルトの層をその順序のまま残してください（{wanted}）。返り値は {names}"
+    ),
+    "change exactly one setting, not {n}: {changed}": (
+        "設定はちょうど 1 つだけ変えてください（{n} 個変わっています）: {changed}"
+    ),
+    "costs {mine} of none; the target is at most {target} (the default costs {default})": (
+        "コストは none の {mine} です。目標は {target} 以下（デフォルトのコストは {default}）"
+    ),
+    "keeps {mine} of the probes; the goal is at least {goal} (the default keeps {share})": (
+        "保たれたプローブは {mine} です。目標は {goal} 以上（デフォルトは {share} を保ちます）"
+    ),
+    # compaction.course.__main__: the terminal check
+    "error in {where}": "エラー: {where}",
+    "no check report found: run the check cells at the end of each exercise": (
+        "チェック結果が見つかりません: 各演習の最後にあるチェックのセルを実行してください"
+    ),
+    "{ok} of {total} check reports pass": "{total} 件のチェック結果のうち {ok} 件が合格",
+    "all checks pass": "すべてのチェックに合格しました",
+    "not yet: every check passes, but {errors} cell(s) raised an error; fill them in": (
+        "もう少しです: チェックはすべて合格していますが、{errors} 個のセルがエラーになりました。"
+        "埋めてください"
+    ),
+    "not yet: some checks fail": "もう少しです: 不合格のチェックがあります",
+    # compaction.course.checks.*: check titles that are prose (a function's name stays as it is)
+    "one setting, at least 90% of the probes, at most 75% of none": (
+        "設定は 1 つだけ、プローブは 90% 以上、コストは none の 75% 以下"
+    ),
+    "probes for sample_session(30)": "sample_session(30) のプローブ",
+    "reactive layer": "リアクティブ層",
+    "summary layer": "要約層",
+    # compaction.course.checks.*: names of cases built from values (templates) and their parts
+    "course session {n}": "コースのセッション {n}",
+    "parallel calls": "並列呼び出し",
+    "SDK Usage": "SDK の Usage",
+    "window {tokens}": "ウィンドウ {tokens}",
+    # api_context
+    "a quarter of 8,000, keep 3 by default": "8,000 の 4 分の 1、既定で 3 件残す",
+    "keep and clear_at_least as asked": "keep と clear_at_least は指定どおり",
+    "a real window: half of 200,000, keep 5": "実際のウィンドウ: 200,000 の半分、5 件残す",
+    "whole tokens: a quarter of 7,999": "トークンは整数: 7,999 の 4 分の 1",
+    "no calls": "呼び出しなし",
+    "one call": "呼び出し 1 回",
+    "all appended": "すべて追記のみ",
+    "read exactly what was left is no break": "残っていた分をちょうど読めばブレークではない",
+    "one token less is a break": "1 トークン少なければブレーク",
+    "a cleared round in the middle": "途中でクリアされたラウンド",
+    "an expired cache reads nothing": "期限切れのキャッシュからは何も読まれない",
+    "prompts under the cache minimum leave nothing to break": (
+        "キャッシュの最小長に満たないプロンプトにはブレークするものがない"
+    ),
+    "what a call read and wrote are both left in the cache": (
+        "呼び出しが読んだ分も書いた分もキャッシュに残る"
+    ),
+    "budget of {n} breaks": "キャッシュブレークの予算 {n} 回",
+    "budget of {n}: largest request leaves the answer its room": (
+        "予算 {n} 回: 最大のリクエストでも応答の余地が残る"
+    ),
+    "below the trigger": "トリガー未満",
+    "one above the trigger": "トリガーを 1 だけ超える",
+    "keep 0": "keep 0",
+    "two rounds": "2 ラウンド",
+    "rounds leave the newest uncleared": "ラウンドを重ねても最新はクリアされない",
+    "excluded tools are never cleared": "除外したツールはクリアされない",
+    "excluded tools still count toward the trigger": "除外したツールもトリガーの計算には入る",
+    "keep above the trigger": "keep がトリガーを超える",
+    "the handmade session": "手書きのセッション",
+    "text after results, a string turn": "結果の後のテキストと、文字列のターン",
+    # breaker
+    "three failures in a row open it": "3 回続けて失敗すると開く",
+    "two failures leave it closed": "2 回の失敗では閉じたまま",
+    "a success between failures resets the count": "失敗の間に成功があるとカウントはリセットされる",
+    "failing every other call never opens it": "1 回おきの失敗では開かない",
+    "it stays open after more failures": "さらに失敗しても開いたまま",
+    "max_failures=1: one failure opens it": "max_failures=1: 1 回の失敗で開く",
+    "max_failures=5, four failures": "max_failures=5、4 回の失敗",
+    "no events": "イベントなし",
+    "three failures in a row": "3 回続けての失敗",
+    "micro and budget between failures do not reset it": "失敗の間の micro や budget ではリセットされない",
+    "a reactive compaction or a manual compact does not reset it": (
+        "リアクティブコンパクションや手動の compact ではリセットされない"
+    ),
+    "a failed budget write is not a failed summary": "budget の書き込み失敗は要約の失敗ではない",
+    "it opens once, at the first turn it could": "開くのは 1 回だけ、開けた最初のターンで",
+    "max_failures=1": "max_failures=1",
+    "max_failures=2, after a success": "max_failures=2、成功の後",
+    # budget
+    "one huge log: {chars} chars of results": "巨大なログ 1 つ: 結果は {chars} 文字",
+    "six outputs at once: {chars} chars of results": "6 つの出力を一度に: 結果は {chars} 文字",
+    "session {session} to message {message}, results x{times}: {chars} chars of results": (
+        "セッション {session} のメッセージ {message} まで、結果 x{times}: 結果は {chars} 文字"
+    ),
+    "a result no larger than its marker stays": "マーカーより大きくない結果はそのまま残る",
+    "a single message": "メッセージ 1 件",
+    "the log's error at the end is shown": "ログ末尾のエラーは表示される",
+    "a short output is shown whole": "短い出力はそのまま全部表示される",
+    "exactly the preview size: whole": "プレビューとちょうど同じ長さ: 全部",
+    "one character over: the middle goes": "1 文字超える: 中央が削られる",
+    "Claude Code's window": "Claude Code のウィンドウ",
+    "chapter 03's window": "第 03 章のウィンドウ",
+    "a whole number of characters": "文字数は整数",
+    "exactly full: 0": "ちょうど満杯: 0",
+    "over the window: 0, not negative": "ウィンドウ超過: 負ではなく 0",
+    # condense
+    "every exception line kept word for word": "例外の行はすべて一字一句そのまま",
+    "the chained exceptions in their order": "連鎖した例外はその順序で",
+    "every file and line number kept": "ファイル名と行番号はすべて残る",
+    "at least 70% fewer tokens on a long traceback": "長いトレースバックではトークンが 70% 以上減る",
+    "a short traceback does not grow": "短いトレースバックは長くならない",
+    # evaluate
+    "{n} probes, the whole session": "プローブ {n} 個、セッション全体",
+    "{n} probes, masked (keep {keep} results)": "プローブ {n} 個、マスク済み（結果を {keep} 件残す）",
+    "{n} probes, snipped to {messages} messages": "プローブ {n} 個、{messages} メッセージに snip",
+    "upper and lower case are the same": "大文字と小文字は区別しない",
+    "extra spaces and new lines do not matter": "余分な空白や改行は関係ない",
+    "read_file's line numbers are not part of the file": "read_file の行番号はファイルの一部ではない",
+    "a tool call's input is in the context": "ツール呼び出しの入力もコンテキストに含まれる",
+    "every evidence string must be there": "根拠の文字列がすべてそろっていなければならない",
+    "a cleared result no longer answers": "クリアされた結果ではもう答えられない",
+    "at least six well-formed probes": "正しい形のプローブが 6 個以上",
+    "all five kinds": "5 種類すべて",
+    "each answered by the whole session": "どれもセッション全体で答えられる",
+    "an artifact probe for every file modified": "変更したファイルごとに artifact プローブがある",
+    "at least one that masking 3 loses": "masking 3 で失われるものが少なくとも 1 つ",
+    "probe {name}": "プローブ {name}",
+    "one setting of one layer changed": "1 つの層の設定を 1 つだけ変えた",
+    "keeps at least 90% of the probes": "プローブの 90% 以上を保つ",
+    "costs at most 75% of none": "コストは none の 75% 以下",
+    # keep_used
+    "a path said later keeps its line": "後で言及されたパスはその行が残る",
+    "an identifier in a later tool input": "後のツール入力に出てくる識別子",
+    "a number of two or more digits": "2 桁以上の数値",
+    "a quoted string": "引用符で囲んだ文字列",
+    "plain words mark nothing": "ありふれた単語では行に印が付かない",
+    "a single digit marks nothing": "1 桁の数字では印が付かない",
+    "the user's words do not count": "ユーザーの発言は数えない",
+    "nothing said later": "後で何も言及されない",
+    "at most max_lines lines": "最大 max_lines 行",
+    "max_lines=1": "max_lines=1",
+    "a created file is named": "作成したファイルの名前が載る",
+    "an edit shows the line it added": "編集は追加した行を示す",
+    "a failed command: its exit status and error": "失敗したコマンド: 終了ステータスとエラー",
+    "an earlier ledger is carried over": "以前の台帳（ledger）は引き継がれる",
+    "bounded, and a failure survives the bound": "上限があり、失敗は上限を超えても残る",
+    "the course's runner": "コースのテストランナー",
+    "pytest names failures first": "pytest は失敗を先に示す",
+    "all green: 0 failed": "すべて成功: 0 failed",
+    "the last summary line wins": "最後のサマリー行が優先される",
+    "skipped is not passed": "skipped は passed ではない",
+    "exit 0 is said too": "exit 0 も伝える",
+    "{number} said as {said}": "{number} を {said} と書いた場合",
+    "{number} is not {said}": "{number} は {said} ではない",
+    "a path still counts": "パスは引き続き数える",
+    "plain words still mark nothing": "ありふれた単語では引き続き行に印が付かない",
+    "a one-digit number said marks nothing": "1 桁の数値に言及しても印が付かない",
+    "the user's numbers do not count": "ユーザーが書いた数値は数えない",
+    "lines in the result's order": "行は結果の中の順序で",
+    # levels
+    "keeps every path and line of a 2,000-line grep": "2,000 行の grep のパスと行をすべて残す",
+    "keeps every path and line of another grep": "別の grep のパスと行をすべて残す",
+    "starts with the totals line of the package": "パッケージと同じ合計行で始まる",
+    "cuts tokens by at least 80%": "トークンを 80% 以上減らす",
+    "keeps a single match": "一致が 1 件だけでも残す",
+    "identical on the scripted fix session": "台本どおりの修正セッションで同一",
+    "identical on the course's sample session": "コースのサンプルセッションで同一",
+    "identical on a session with a phase summary in it": "フェーズ要約を含むセッションで同一",
+    "the first edit after two reads ends research": "2 回読んだ後の最初の編集で調査フェーズが終わる",
+    "a session that only reads has nothing finished": "読むだけのセッションでは何も終わっていない",
+    "lists every edited file with its line": "編集したファイルをすべて行と一緒に挙げる",
+    "lists a file created with write_file": "write_file で作成したファイルも挙げる",
+    "an edit without a path changes the file read last": "パスのない編集は最後に読んだファイルを変更する",
+    # messages
+    "course session {n} is sound": "コースのセッション {n} は正しい形",
+    "text before results": "結果の前にテキスト",
+    "orphan result": "対応する呼び出しのない結果",
+    "unanswered tool_use": "結果のない tool_use",
+    "unanswered at the end": "末尾に結果のない呼び出し",
+    "first message from the assistant": "最初のメッセージが assistant から",
+    "two user messages in a row": "user メッセージが 2 つ続く",
+    "orphan behind text: orphan first": "テキストの後ろの孤立した結果: 孤立が先",
+    "a single user message is sound": "user メッセージ 1 件だけなら正しい形",
+    "course session {n} comes back equal": "コースのセッション {n} は同じものが返る",
+    "a placeholder before results": "結果の前のプレースホルダー",
+    "a reminder after results": "結果の後のリマインダー",
+    "three in a row": "3 つ続く",
+    "an assistant message split in two": "2 つに分かれた assistant メッセージ",
+    "an empty list": "空のリスト",
+    "crashed while the tools ran": "ツール実行中にクラッシュ",
+    "the user typed instead": "代わりにユーザーが入力した",
+    "one of several results lost": "複数の結果のうち 1 つが失われた",
+    "text where a result belongs": "結果があるべき場所にテキスト",
+    "an equal message at two places": "同じメッセージが 2 か所に",
+    # micro
+    "session {n}, {k} settings": "セッション {n}、{k} 通りの設定",
+    "a marker and a placeholder stay as they are": "マーカーとプレースホルダーはそのまま",
+    "a result of exactly min_chars={n} is cleared (<, not <=)": (
+        "ちょうど min_chars={n} の結果はクリアされる（<= ではなく <）"
+    ),
+    "session {n}, growing, recent_turns={k}": "セッション {n}、伸びていく各時点、recent_turns={k}",
+    "{n} calls, keep {k} (odd)": "呼び出し {n} 回、{k} 件残す（奇数）",
+    "{n} calls, keep {k} (even)": "呼び出し {n} 回、{k} 件残す（偶数）",
+    "{n} calls, keep {k}": "呼び出し {n} 回、{k} 件残す",
+    "keep as many as the calls' results": "呼び出しの結果と同じ数だけ残す",
+    "keep 0: every result is cleared before it is sent": "0 件残す: どの結果も送信前にクリアされる",
+    "a single call": "呼び出し 1 回だけ",
+    # on_demand
+    "well under the threshold": "しきい値を大きく下回る",
+    "a cache read is input too": "キャッシュ読み取りも入力",
+    "a cache write is input too": "キャッシュ書き込みも入力",
+    "the tool results about to be sent count": "これから送るツール結果も数える",
+    "the reply counts": "応答も数える",
+    "exactly at the threshold is not over": "しきい値ちょうどは超過ではない",
+    "one token over": "1 トークン超過",
+    "no tool results to send": "送るツール結果なし",
+    "the SDK's own usage object": "SDK 自身の usage オブジェクト",
+    "nothing diverged": "何も分岐しなかった",
+    "one micro round": "micro 1 ラウンド",
+    "rounds add up": "ラウンドは積み上がる",
+    "two layers before one request are both charged": "1 つのリクエストの前の 2 つの層はどちらも計上される",
+    "a summary and a micro round": "要約と micro のラウンド",
+    "a break no layer caused": "どの層も原因でないブレーク",
+    "reasons without missed tokens cost nothing": "取りこぼしたトークンのない理由はコストゼロ",
+    "a previous message not found costs nothing": "前のメッセージが見つからない場合はコストゼロ",
+    "a model change counts like any miss": "モデルの変更も他のミスと同じく数える",
+    # pipeline
+    "explicit reserve and buffer": "reserve と buffer を明示",
+    "a buffer of zero is a buffer": "buffer 0 も buffer",
+    "no room left is a ValueError": "余地がなければ ValueError",
+    "allowed_over=0: the largest answer": "allowed_over=0: 最大の応答",
+    "allowed_over=1: the second largest": "allowed_over=1: 2 番目に大きい応答",
+    "an answer of exactly the reserve fits (the boundary, <=)": (
+        "reserve ちょうどの応答は収まる（境界、<=）"
+    ),
+    "two answers of the same size both count": "同じ大きさの応答 2 つはどちらも数える",
+    "more allowed over than answers: no reserve": "allowed_over が応答数より多い: reserve なし",
+    "as many allowed over as answers: no reserve": "allowed_over が応答数と同じ: reserve なし",
+    "no answers is a ValueError": "応答がなければ ValueError",
+    "a negative allowed_over is a ValueError": "負の allowed_over は ValueError",
+    "{n} seeded lists of answers, ties included": "シード付きで作った応答のリスト {n} 個、同点を含む",
+    "session {n}, growing, {k} settings": "セッション {n}、伸びていく各時点、{k} 通りの設定",
+    "exactly max_messages: no snip": "ちょうど max_messages: snip しない",
+    "exactly micro_at: no micro (>, not >=)": "ちょうど micro_at: micro しない（>= ではなく >）",
+    "frees exactly clear_at_least: micro": "ちょうど clear_at_least を空ける: micro する",
+    "one token short of clear_at_least: no micro": "clear_at_least に 1 トークン足りない: micro しない",
+    "session {n}: appending only": "セッション {n}: 追記のみ",
+    "session {n}: micro on every call": "セッション {n}: 毎回 micro",
+    "no requests cost nothing": "リクエストがなければコストゼロ",
+    "the first request is all written": "最初のリクエストはすべてキャッシュ書き込み",
+    "the same request twice is read": "同じリクエストを 2 回送ればキャッシュ読み取り",
+    "one large output among five": "5 つの中に大きな出力が 1 つ",
+    "the large output last": "大きな出力が最後",
+    "only small outputs: no order loses": "小さな出力だけ: どの順序でも損をしない",
+    "two large outputs": "大きな出力が 2 つ",
+    # reactive
+    "400 prompt is too long": "400 prompt is too long",
+    "400 input length and max_tokens exceed context limit": (
+        "400 input length and max_tokens exceed context limit"
+    ),
+    "413 request too large": "413 request too large",
+    "400 unpaired tool_use": "400 ペアになっていない tool_use",
+    "400 max_tokens too large": "400 max_tokens が大きすぎる",
+    "400 context limit named in another error": "別のエラーの中で言及された 400 context limit",
+    "429 rate limit": "429 レート制限",
+    "500 that mentions the words": "その語句を含む 500",
+    "529 overloaded": "529 overloaded",
+    "a timeout": "タイムアウト",
+    "a plain ValueError with the words": "その語句を含むただの ValueError",
+    "a KeyError": "KeyError",
+    "400 prompt is too long by one token": "1 トークン超過の 400 prompt is too long",
+    "400 context limit, the answer's room decides": "400 context limit、応答の余地で決まる",
+    "400 the words without numbers": "数値のない語句だけの 400",
+    "500 with the words and numbers": "語句と数値を含む 500",
+    "writes the whole list to a transcript, before the summary call": (
+        "要約の呼び出しより前に、リスト全体をトランスクリプトに書く"
+    ),
+    "returns a summary message, then the end of the list unchanged": (
+        "要約メッセージを返し、その後にリストの末尾をそのまま続ける"
+    ),
+    "the tail starts at an assistant message; the result is valid": (
+        "末尾は assistant メッセージから始まり、結果は正しい形"
+    ),
+    "the newest assistant message stays, thinking blocks and all": (
+        "最新の assistant メッセージは thinking ブロックも含めてそのまま残る"
+    ),
+    "the result is smaller than a long input": "結果は長い入力より小さい",
+    "leaves the input list unchanged": "入力のリストを変更しない",
+    "the longest pair-safe tail within the budget, on every course session": (
+        "どのコースのセッションでも、予算内でペアを壊さない最長の末尾"
+    ),
+    "starts at an assistant message, at the end of the list, never the whole list": (
+        "assistant メッセージから始まり、リストの末尾にあり、リスト全体にはならない"
+    ),
+    "identical to the package on every course session and keep": (
+        "どのコースのセッションと keep でもパッケージと同一"
+    ),
+    "never starts with a tool_result; follows a summary validly": (
+        "tool_result から始まらず、要約の後に正しくつながる"
+    ),
+    "keeps at least keep messages, from the end": "末尾から少なくとも keep 件のメッセージを残す",
+    # replay
+    "split records of the 30-turn session": "30 ターンのセッションの分割されたレコード",
+    "parallel results of the 80-turn session": "80 ターンのセッションの並列の結果",
+    "a rewound branch is not replayed": "巻き戻されたブランチはリプレイしない",
+    "a branch rewound at the first reply": "最初の応答で巻き戻されたブランチ",
+    "plain chat": "ただのチャット",
+    "the system turn is not a message": "system のターンはメッセージではない",
+    "a call and its response": "呼び出しとその応答",
+    "two calls in one turn, text around them": "1 ターンに 2 つの呼び出し、前後にテキスト",
+    "ids count over the whole conversation": "id は会話全体で通し番号",
+    "a call the conversation never answered": "会話の中で答えられなかった呼び出し",
+    "masking 3: an early test failure": "masking 3: 序盤のテスト失敗",
+    "summary only: a line of a file read early": "summary only: 序盤に読んだファイルの 1 行",
+    "pipeline: a line of a file read early": "pipeline: 序盤に読んだファイルの 1 行",
+    "masking 3: the task is never lost": "masking 3: タスクは失われない",
+    "a fact the session never held": "セッションに一度もなかった事実",
+    # restore
+    "each block holds one whole file as read_file shows it": (
+        "各ブロックは read_file が表示する形でファイル 1 つを丸ごと含む"
+    ),
+    "only files the package restores too, newest read first": (
+        "パッケージも復元するファイルだけ、最後に読んだものから"
+    ),
+    "never a file changed on disk since the agent read it": (
+        "エージェントが読んだ後にディスク上で変わったファイルは復元しない"
+    ),
+    "never a file deleted since the agent read it (and no error)": (
+        "エージェントが読んだ後に削除されたファイルは復元しない（エラーにもしない）"
+    ),
+    "never a read that micro cleared": "micro がクリアした読み取りは復元しない",
+    "at most max_files files": "最大 max_files 個のファイル",
+    "everything fits": "すべて収まる",
+    "max_files stops the list": "max_files でリストが止まる",
+    "a big file is skipped, older small ones still come": (
+        "大きなファイルは飛ばし、それより古い小さなファイルは入る"
+    ),
+    "a file that reaches the total exactly fits": "合計にちょうど達するファイルは収まる",
+    "one token over the total is skipped": "合計を 1 トークン超えるものは飛ばす",
+    "max_files counts the files chosen, not the files looked at": (
+        "max_files は調べたファイルではなく選んだファイルを数える"
+    ),
+    "no file fits": "収まるファイルがない",
+    "no candidates": "候補なし",
+    "max_files 0": "max_files 0",
+    # snip
+    "{label}, {n} sizes": "{label}、{n} 通りのサイズ",
+    "exactly max_messages: unchanged": "ちょうど max_messages: 変更なし",
+    "one more than max_messages: snipped": "max_messages より 1 つ多い: snip される",
+    "{label} ({tokens} tokens), {n} budgets": "{label}（{tokens} トークン）、{n} 通りの予算",
+    "exactly at the budget: unchanged": "ちょうど予算どおり: 変更なし",
+    "a tail that fills the budget exactly is kept (<=, not <)": (
+        "予算をちょうど満たす末尾は残る（< ではなく <=）"
+    ),
+    "a tiny budget keeps the newest turn": "ごく小さな予算でも最新のターンは残る",
+    "keep_head=0 keeps the task": "keep_head=0 でもタスクは残る",
+    "{label} with requests at {at}": "{label}、{at} に依頼あり",
+    "{label}, nothing to quote": "{label}、引用するものなし",
+    # summarize
+    "asks with the whole history and the prompt as its last block": (
+        "履歴全体を送り、最後のブロックをプロンプトにして依頼する"
+    ),
+    "returns one user message that passes validate": "validate を通る user メッセージを 1 つ返す",
+    "keeps the summary, drops the analysis": "summary を残し、analysis を捨てる",
+    "names the transcript file in the message": "メッセージの中でトランスクリプトのファイル名を示す",
+    "identical to the package on every course session": "どのコースのセッションでもパッケージと同一",
+    "identical with a focus": "focus を付けても同一",
+    "the request passes validate and ends with the prompt": (
+        "リクエストは validate を通り、プロンプトで終わる"
+    ),
+    "one analysis, then the summary": "analysis が 1 つ、その後に summary",
+    "no analysis at all": "analysis がまったくない",
+    "analysis and summary with blank lines around": "前後に空行のある analysis と summary",
+    "two analyses, text between and after": "analysis が 2 つ、間と後にテキスト",
+    "an analysis after the summary": "summary の後の analysis",
+    "an analysis never closed runs to the end": "閉じられていない analysis は末尾まで続く",
+    "plain text, no tags": "タグのないただのテキスト",
+    "a text answer with analysis and summary": "analysis と summary を含むテキストの応答",
+    "a summary spread over two text blocks": "2 つのテキストブロックにまたがる summary",
+    "a summary that also calls a tool": "ツールも呼び出す summary",
+    "only a tool call": "ツール呼び出しだけ",
+    "an empty answer": "空の応答",
+    "blank text": "空白だけのテキスト",
+    "text without summary tags": "summary タグのないテキスト",
+    "an empty summary": "空の summary",
+    "only an analysis": "analysis だけ",
+    # tokens
+    "session {n}, {method}: two messages appended": "セッション {n}、{method}: メッセージを 2 つ追記",
+    "session {n}: nothing appended is the API's figure": (
+        "セッション {n}: 何も追記しなければ API の数値そのもの"
+    ),
+    "session {n}: a rewritten message drops the anchor": (
+        "セッション {n}: 書き換えたメッセージがあるとアンカーを捨てる"
+    ),
+    "session {n}: a shorter list drops the anchor": "セッション {n}: リストが短くなるとアンカーを捨てる",
+    "nothing sent yet: a full estimate": "まだ何も送っていない: 全体を見積もる",
+    "{kind}, no cache fields": "{kind}、キャッシュのフィールドなし",
+    "{kind}, cache fields None": "{kind}、キャッシュのフィールドが None",
+    "{kind}, a cache write": "{kind}、キャッシュ書き込み",
+    "{kind}, a cache read": "{kind}、キャッシュ読み取り",
+    "{kind}, a cache read and a write": "{kind}、キャッシュ読み取りと書き込み",
+    "a request of 0 input tokens: 0.0": "入力 0 トークンのリクエスト: 0.0",
+    "window {window}, output {output}, low by {percent}%": (
+        "ウィンドウ {window}、出力 {output}、見積もりが {percent}% 低い"
+    ),
+    "an exact fit is allowed (<=, not <)": "ちょうど収まるのは許される（< ではなく <=）",
+    "no room left: 0": "余地なし: 0",
+    "more output than window: 0": "出力がウィンドウより大きい: 0",
+    # compaction.views.widgets: legends, headers, buttons
+    "holds a placeholder, marker or summary: its own words under the row": (
+        "プレースホルダー、マーカー、要約のいずれかを含む: その文面は行の下に表示"
+    ),
+    "changed by the pass: the placeholder's or marker's own words below, tokens before → after": (
+        "この処理で変更: プレースホルダーやマーカーの文面は下に表示、トークンは変更前 → 変更後"
+    ),
+    "✂ dropped: messages that left the context, how many, their tokens, and where they went": (
+        "✂ 削除: コンテキストから外れたメッセージ、その件数とトークン数、移動先"
+    ),
+    "new: a message the pass wrote (a summary)": "新規: この処理が書いたメッセージ（要約）",
+    "≡ unchanged messages, folded: open to see them": "≡ 変更のないメッセージ（折りたたみ）: 開くと表示",
+    "bars: a message's tokens, one scale for the whole view (faded: before the pass)": (
+        "バー: メッセージのトークン数。ビュー全体で同じ縮尺（薄い色: 処理前）"
+    ),
+    "numbers: the message's place in the list before the pass; tokens in {unit}": (
+        "番号: 処理前のリストでのメッセージの位置。トークン数は {unit} で計測"
+    ),
+    "after {name}: the tool reported an error (is_error)": (
+        "{name} の後ろに付く: ツールがエラーを報告した（is_error）"
+    ),
+    "▸ click a row to read its content": "▸ 行をクリックすると内容を表示",
+    "system and tools": "システムとツール",
+    "user text": "ユーザーのテキスト",
+    "assistant text": "アシスタントのテキスト",
+    "tool calls": "ツール呼び出し",
+    "tool results": "ツール結果",
+    "placeholders and markers": "プレースホルダーとマーカー",
+    "summary": "要約",
+    " of {window}": " / {window}",
+    ", threshold {threshold}": "、しきい値 {threshold}",
+    "in context: {was}{total}{room} tokens ({unit}){limit}": (
+        "コンテキスト内: {was}{total}{room} トークン（{unit}）{limit}"
+    ),
+    " ({percent}% of the window)": "（ウィンドウの {percent}%）",
+    "threshold {tokens}": "しきい値 {tokens}",
+    "before": "変更前",
+    "after": "変更後",
+    "{messages} messages, {tokens} tokens ({unit})": "{messages} メッセージ、{tokens} トークン（{unit}）",
+    "… {hidden} more messages ({first}-{last})": "… ほかに {hidden} メッセージ（{first}-{last}）",
+    "show more": "さらに表示",
+    "show more ({next} of {hidden})": "さらに表示（残り {hidden} 件のうち {next} 件）",
+    "saved {tokens}, {percent}%": "{tokens} 削減、{percent}%",
+    "saved 0": "削減 0",
+    ", added {added}": "、追加 {added}",
+    "kept {same}, replaced {changed}, dropped {dropped}{extra} messages": (
+        "メッセージ: 維持 {same}、置換 {changed}、削除 {dropped}{extra}"
+    ),
+    "{kept}; tokens {t0} -> {t1} ({saved})": "{kept}。トークン {t0} -> {t1}（{saved}）",
+    "{before} -> {after}: {change} ({unit})": "{before} -> {after}: {change}（{unit}）",
+    "message {first}": "メッセージ {first}",
+    "messages {first}-{last}": "メッセージ {first}-{last}",
+    "in transcript {path}": "トランスクリプト {path} に保存",
+    "no transcript named (saved_to=): a bare layer keeps nothing, the pipeline writes one first": (
+        "トランスクリプトの指定なし（saved_to=）: 層を単体で使うと何も残らない。パイプラインは先に書き出す"
+    ),
+    "✂ {span} dropped: {n} {messages}, {tokens} tokens, {where}": (
+        "✂ {span} を削除: {n} {messages}、{tokens} トークン、{where}"
+    ),
+    "messages": "件のメッセージ",
+    "message": "件のメッセージ",
+    "new": "新規",
+    "≡ messages {first}-{last} unchanged: {n} messages, {tokens} tokens": (
+        "≡ メッセージ {first}-{last} は変更なし: {n} メッセージ、{tokens} トークン"
+    ),
+    "{t0} -> {t1} tokens, {m0} -> {m1} messages": "{t0} -> {t1} トークン、{m0} -> {m1} メッセージ",
+    "the list came out unchanged (give compactor= to see the trigger)": (
+        "リストは変わらなかった（compactor= を渡すとトリガーが表示される）"
+    ),
+    "pass {k}/{n}: {name}, tokens {t0} -> {t1}": "処理 {k}/{n}: {name}、トークン {t0} -> {t1}",
+    "{head}; did nothing: {reason}": "{head}。何もしなかった: {reason}",
+    "input": "入力",
+    "changed": "変更あり",
+    "did nothing": "何もしなかった",
+    "pass": "処理",
+    "layer": "層",
+    "tokens ({unit})": "トークン（{unit}）",
+    "what it did, or why not": "したこと、またはしなかった理由",
+    "◀ prev": "◀ 前へ",
+    "next ▶": "次へ ▶",
+    "pass {k}: {name}": "処理 {k}: {name}",
+    " (did nothing)": "（何もしなかった）",
+    "the list came out unchanged": "リストは変わらなかった",
+}

@@ -1,0 +1,290 @@
+"""Every outside claim the course makes, with its source; and a rule that catches an unsourced one.
+
+``FACTS`` lists each claim about a system outside the project (the Messages API, prompt caching,
+Claude Code, a paper) that a chapter or a docstring makes, the file that makes it, and the source
+that file must name beside it: a docs page, an SDK type, a public issue or repository file. The
+test fails when a file stops naming its source. ``unsourced`` is the rule for chapter prose: a
+markdown cell with a sentence that names Claude Code, the Messages API, caching or a paper *and* a
+number must name a source somewhere in the same cell (a link, a ``owner/repo#N`` reference, a
+``platform.claude.com``/``code.claude.com`` page, an arXiv id, a named SDK type, or
+``compaction.core.models``). ``ALLOWED`` lists the cells whose numbers are the course's own
+measurements or say outright that no source exists, each with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = re.compile(r"Claude Code|Messages API|\bcach(?:e|es|ed|ing)\b|\bpaper\b|arXiv", re.I)
+NUMBER = re.compile(r"\d")
+SOURCE = re.compile(
+    r"https?://|\b(?:platform|docs|code)\.claude\.com|\b[\w.-]+/[\w.-]+#\d+|arXiv:? ?\d{4}\.\d{4,5}"
+    r"|`(?:anthropic/types[\w/.]*|Beta\w+|\w+Param|StopReason|ModelInfo|Usage)`|compaction\.(?:core\.)?models|\]\(",
+    re.I,
+)
+
+# (claim, file that makes it, the source it must name there)
+FACTS = [
+    (
+        "Claude Sonnet 5.5: 1M window, 128K output, $2/$10, cache $2.50/$4/$0.20",
+        "compaction/core/models.py",
+        "sonnet-5-5",
+    ),
+    (
+        "Claude Sonnet 4.5 retires on November 30, 2026; 200K, 64K, $3/$15",
+        "compaction/core/models.py",
+        "sonnet-4-5",
+    ),
+    (
+        "cache minimum 512 for Sonnet 5.5, 1,024 for Sonnet 5/4.5/4, 4,096 for Opus 4.5/4.6 and Haiku 4.5",
+        "compaction/core/models.py",
+        "prompt-caching#cache-limitations",
+    ),
+    (
+        "model_context_window_exceeded on Sonnet 4.5 and newer; older models refuse with the 400",
+        "compaction/core/models.py",
+        "handling-stop-reasons",
+    ),
+    ("the stop reason's wire value", "compaction/core/models.py", "anthropic/types/stop_reason.py"),
+    (
+        "Claude Sonnet 5's tokenizer is new and counts the same text as more tokens",
+        "compaction/core/models.py",
+        "models/sonnet-5/overview",
+    ),
+    (
+        "about 30% more tokens on the newer tokenizer",
+        "compaction/core/models.py",
+        "build-with-claude/token-counting",
+    ),
+    (
+        "Claude Sonnet 5.5's cache reads are 0.05x the input price ($0.10/M)",
+        "compaction/core/models.py",
+        "about-claude/pricing",
+    ),
+    (
+        "Claude Haiku 4.5 is legacy, with a migration guide to Haiku 5.5",
+        "compaction/core/models.py",
+        "models/haiku-5-5/migration-guide",
+    ),
+    (
+        "cache prices as multiples of the input price, read from the default model's row",
+        "compaction/agent/server_side.py",
+        "MODELS[CLAUDE_MODEL]",
+    ),
+    (
+        "input + max_tokens over the window: the 400's wording",
+        "compaction/offline/server/overflow.py",
+        "docker/docker-agent/issues/569",
+    ),
+    (
+        "compact_20260112: value must be at least 50,000 tokens",
+        "compaction/offline/server/context_config.py",
+        "build-with-claude/compaction",
+    ),
+    (
+        "the API's wording for a trigger under the minimum",
+        "compaction/offline/server/context_config.py",
+        "LionSR/TeXRA/pull/2625",
+    ),
+    (
+        "clear_tool_uses keep: number of tool uses to retain",
+        "compaction/offline/server/context_edits.py",
+        "BetaToolUsesKeepParam",
+    ),
+    (
+        "the cache lookback checks about 20 blocks before each breakpoint",
+        "compaction/offline/server/caching.py",
+        "prompt-caching",
+    ),
+    (
+        "per-model cache minimum",
+        "compaction/offline/server/caching.py",
+        "prompt-caching#cache-limitations",
+    ),
+    (
+        "at most four cache breakpoints, the API's wording",
+        "compaction/offline/server/caching.py",
+        "tghamm/Anthropic.SDK/issues/50",
+    ),
+    (
+        "tool_use id pattern, the API's 400",
+        "compaction/offline/server/request.py",
+        "CommandCodeAI/command-code/issues/323",
+    ),
+    (
+        "Claude Code re-reads up to five files of at most 5,000 tokens after a summary",
+        "compaction/layers/restore.py",
+        "code.claude.com/docs/en/context-window",
+    ),
+    (
+        "the 50,000-token restoration budget, the seed's reading of Claude Code",
+        "compaction/layers/restore.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
+    ),
+    (
+        "Claude Code's 13,000-token buffer",
+        "compaction/layers/triggers.py",
+        "anthropics/claude-code#12004",
+    ),
+    (
+        "Claude Code's summary cap of 20,000 output tokens",
+        "compaction/layers/triggers.py",
+        "shareAI-lab/learn-claude-code/tree/main/s08_context_compact",
+    ),
+    (
+        "Claude Code's breaker opens after 3 failures",
+        "compaction/layers/triggers.py",
+        "anthropics/claude-code#34278",
+    ),
+    (
+        "Claude Code clears older tool outputs first, then summarizes",
+        "compaction/agent/session.py",
+        "code.claude.com/docs",
+    ),
+    (
+        "the prompt-too-long 400 and the input + max_tokens 400",
+        "compaction/core/api_errors.py",
+        "anthropics/claude-code#408",
+    ),
+    ("model_context_window_exceeded is an SDK StopReason", "compaction/core/api_errors.py", "StopReason"),
+    (
+        "Claude's tokenizer is not public and changes between models",
+        "compaction/core/tokens.py",
+        "token-counting",
+    ),
+    (
+        "the window as the API reports it: ModelInfo.max_input_tokens",
+        "compaction/offline/server/models.py",
+        "anthropic/types/model_info.py",
+    ),
+    ("observation masking halves cost relative to a raw agent", "notebooks/13_evaluate.ipynb", "2508.21433"),
+    (
+        "tool_result blocks first in their user message",
+        "notebooks/01_messages.ipynb",
+        "platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls",
+    ),
+    (
+        "model_context_window_exceeded and the 400, chapter 09",
+        "notebooks/09_reactive.ipynb",
+        "handling-stop-reasons",
+    ),
+    (
+        "the compaction minimum of 50,000 tokens, chapter 14",
+        "notebooks/14_api_context_management.ipynb",
+        "build-with-claude/compaction",
+    ),
+    (
+        "the cache minimum per model, chapter 14",
+        "notebooks/14_api_context_management.ipynb",
+        "compaction.core.models",
+    ),
+    (
+        "chapter 15 prices at the default model's input price",
+        "notebooks/15_replay.ipynb",
+        "compaction.core.models",
+    ),
+]
+
+# (notebook, words the cell holds): why its numbers need no source in that cell. Keyed by words,
+# not by cell number, so an exception stays with its cell when cells are added above it.
+ALLOWED = {
+    ("00_welcome.ipynb", "| order | layer | chapter | fires when |"): (
+        "a table of the course's own layers and their chapter numbers"
+    ),
+    ("05_micro.ipynb", "The transcript chapter 07 writes, and the prompt"): "the number is a chapter number",
+    ("05_micro.ipynb", "**What it leaves out:** alone, it only slows"): (
+        "the chapter's summary of its own measurements, sourced in the cells above"
+    ),
+    ("06_pipeline.ipynb", "Now the cost: run the agent's first 80 calls"): (
+        "the course's own run (80 calls, an 8,000-token window)"
+    ),
+    (
+        "06_pipeline.ipynb",
+        "**What you saw:** micro before budget",
+    ): "the chapter's summary of its own measurements",
+    (
+        "10_the_whole_loop.ipynb",
+        "**Recent turns** sends far less",
+    ): "the course's own measurements of two designs",
+    (
+        "13_evaluate.ipynb",
+        "`masking 10` breaks the cache less often",
+    ): "the course's own measurements of masking",
+    ("13_evaluate.ipynb", "Up and to the left is better"): (
+        "the course's own measurements of the strategies on the 40-turn session"
+    ),
+    ("14_api_context_management.ipynb", "47 of the 50 calls broke the cache."): (
+        "the course's own measurement of the session above"
+    ),
+    ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
+        "the course's own measurements of three designs"
+    ),
+    ("16_on_demand_compaction.ipynb", "## The API's view of the cache, row for row"): (
+        "chapter numbers; the course's own cache-break count"
+    ),
+}
+
+
+def allowed(name: str, markdown: str) -> bool:
+    """True when an ALLOWED entry names this notebook and words this cell holds."""
+    return any(name == nb and words in markdown for nb, words in ALLOWED)
+
+
+def notebook_cells(path: Path) -> list[str]:
+    """The markdown of each cell of a notebook ("" for a code cell)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) if c["cell_type"] == "markdown" else "" for c in cells]
+
+
+def sentences(markdown: str) -> list[str]:
+    """The sentences of a markdown cell, code blocks left out; list items and paragraphs apart."""
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n\s*[*-] |\n\n", prose) if s.strip()]
+
+
+def unsourced(markdown: str) -> list[str]:
+    """The sentences of a cell that name an outside system and a number, when the cell names no source."""
+    if SOURCE.search(markdown):
+        return []
+    return [s for s in sentences(markdown) if NAMES.search(s) and NUMBER.search(s)]
+
+
+@pytest.mark.parametrize(("claim", "where", "source"), FACTS, ids=[f[0][:40] for f in FACTS])
+def test_every_listed_claim_names_its_source_where_it_is_made(claim, where, source):
+    path = ROOT / where
+    text = "\n".join(notebook_cells(path)) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
+    assert source in text, f"{where} makes the claim {claim!r} but no longer names its source {source!r}"
+
+
+def test_no_chapter_sentence_names_an_outside_system_with_a_number_and_no_source():
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for i, cell in enumerate(notebook_cells(path)):
+            if not allowed(path.name, cell):
+                found += [f"{path.name} cell {i}: {s[:120]}" for s in unsourced(cell)]
+    assert not found, (
+        "unsourced outside claims (add a source in the cell, or an ALLOWED entry):\n" + "\n".join(found)
+    )
+
+
+def test_every_allowed_exception_still_exists_and_still_needs_its_exception():
+    for (name, words), reason in ALLOWED.items():
+        cells = [c for c in notebook_cells(ROOT / "notebooks" / name) if words in c]
+        assert reason and len(cells) == 1, (
+            f"{name}: {len(cells)} cells hold {words!r}; the exception needs one"
+        )
+        assert unsourced(cells[0]), f"{name}: the cell holding {words!r} needs no exception now"
+
+
+def test_the_rule_catches_a_planted_unsourced_sentence_and_accepts_it_once_sourced():
+    planted = "Claude Code compacts when the context reaches 92% of the window."
+    assert unsourced(planted) == [planted]
+    assert unsourced("Prompt caching reads cost 0.1 times the input price.")
+    assert not unsourced(planted + " (anthropics/claude-code#12004)")
+    assert not unsourced("The cache minimum is 4,096 tokens (`compaction.core.models`).")
+    assert not unsourced("Claude Code compacts the conversation.")  # no number: nothing to source
