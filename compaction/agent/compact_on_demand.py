@@ -33,7 +33,7 @@ from anthropic.lib.tools import ToolError
 
 from compaction.agent.backend import DEFAULT_MODEL, backend_name, connect
 from compaction.agent.loop import SYSTEM_PROMPT, SessionResult, default_task, new_workspace, run_agent
-from compaction.agent.server_side import Ledger, ServerManaged, folder_compactor
+from compaction.agent.server_side import ServerManaged, UsageLog, folder_compactor
 from compaction.agent.tools import Workspace
 from compaction.core.messages import from_response, text_of
 from compaction.core.tokens import estimate_tokens, usage_input_tokens
@@ -105,10 +105,10 @@ def _client(window: int) -> anthropic.Anthropic:
 
 @dataclass
 class RunnerRun:
-    """A tool runner session: every yielded message, the ledger, the context it ended with, any error."""
+    """A tool runner session: every yielded message, its usage log, the context it ended with, any error."""
 
     messages: list = field(default_factory=list)
-    ledger: Ledger = field(default_factory=Ledger)
+    log: UsageLog = field(default_factory=UsageLog)
     context: list[dict] = field(default_factory=list)  # what the next request would send
     error: Exception | None = None
 
@@ -146,11 +146,11 @@ def run_runner(
             run.messages.append(message)
             if message.stop_reason == "compaction":  # a call only to summarize, priced apart
                 for iteration in message.usage.iterations or []:
-                    run.ledger.on_side_call(iteration)
-                run.ledger.compactions += 1
+                    run.log.on_side_call(iteration)
+                run.log.compactions += 1
                 run.context = [from_response(message)]
                 continue
-            run.ledger.on_response(run.context, message)
+            run.log.on_response(run.context, message)
             run.context = run.context + [from_response(message)]
             if message.stop_reason != "tool_use":
                 continue
@@ -189,7 +189,7 @@ class _Diagnosing:
         self._previous = response.id
         events = self.compactor.events[self._events :]
         self._events = len(self.compactor.events)
-        layers = tuple(dict.fromkeys(e.layer for e in events if e.tokens_before != e.tokens_after))
+        layers = tuple(dict.fromkeys(e.kind for e in events if e.tokens_before != e.tokens_after))
         found = getattr(response, "diagnostics", None)
         reason = found.cache_miss_reason.to_dict() if found and found.cache_miss_reason else None
         self.calls.append(Diagnosed(list(request["messages"]), reason, layers))
@@ -205,6 +205,6 @@ def run_diagnosed(
     compactor = folder_compactor(root, summarizer, window, **settings)
     client = _Diagnosing(_client(window), compactor)
     result = run_agent(
-        client, workspace=new_workspace(root / "workspace"), max_turns=turns, **compactor.agent_hooks()
+        client, workspace=new_workspace(root / "workspace"), max_turns=turns, hooks=compactor.hooks()
     )
     return client.calls, result

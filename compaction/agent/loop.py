@@ -1,14 +1,15 @@
 """The agent loop: call the model, run its tool calls, append the results, repeat.
 
 ``run_agent`` keeps the conversation as a list of plain Messages API dicts and records every turn
-(what was sent, its estimated tokens, the API's input tokens). Its hooks are where compaction plugs
-in: ``prepare`` runs before every model call and its output is what is sent and kept;
-``on_response`` sees each successful call; ``on_prompt_too_long`` gets one chance to shrink the list
-after the API refuses it as too big for the window, or after an answer stopped at the window
-(``stop_reason`` "model_context_window_exceeded", SDK ``StopReason``: the cut-off answer is
-dropped); ``on_compact`` answers the model's ``compact`` tool. An SDK error ends the session and is
-stored in ``SessionResult.error``, so a caller can show it; so does an answer cut off at the window
-when no hook can shrink the list (``WindowExceeded``: a cut-off answer is never kept).
+(what was sent, its estimated tokens, the API's input tokens). Its ``hooks`` (``pipeline.hooks.Hooks``,
+``Compactor.hooks()`` builds them) are where compaction plugs in: ``prepare`` runs before every model
+call and its output is what is sent and kept; ``on_response`` sees each successful call;
+``on_prompt_too_long`` gets one chance to shrink the list after the API refuses it as too big for the
+window, or after an answer stopped at the window (``stop_reason`` "model_context_window_exceeded",
+SDK ``StopReason``: the cut-off answer is dropped); ``on_compact`` answers the model's ``compact``
+tool. An SDK error ends the session and is stored in ``SessionResult.error``, so a caller can show
+it; so does an answer cut off at the window when no hook can shrink the list (``WindowExceeded``: a
+cut-off answer is never kept).
 
 Deliberately left out: streaming, parallel tool execution, retries of transient network errors,
 and any compaction of its own: without hooks the list only grows.
@@ -38,6 +39,7 @@ from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import TokenCounter, estimate_tokens, usage_input_tokens
 from compaction.layers.recovery import recover_once
 from compaction.offline.scripted import scenario
+from compaction.pipeline.hooks import Hooks
 
 SYSTEM_PROMPT = (
     "You are a coding agent working in a small Python project. Use the tools to look at the "
@@ -94,20 +96,22 @@ def run_agent(
     workspace: str | Path,
     task: str | None = None,
     max_turns: int = 20,
-    prepare: Callable[[list], list] | None = None,
+    hooks: Hooks | None = None,
     on_turn: Callable[[TurnRecord], None] | None = None,
     model: str = DEFAULT_MODEL,
     system: str = SYSTEM_PROMPT,
     tools: list[dict] = TOOL_DEFINITIONS,
     max_tokens: int = 4096,
-    on_response: Callable[[list, Any], None] | None = None,
-    on_prompt_too_long: Callable[[list, Exception], list] | None = None,
-    on_compact: Callable[[list, str | None], list] | None = None,
     raise_errors: bool = False,
 ) -> SessionResult:
-    """Run the agent on ``task`` in ``workspace`` for at most ``max_turns`` model calls."""
+    """Run the agent on ``task`` in ``workspace`` for at most ``max_turns`` model calls, with ``hooks``."""
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, not {max_turns!r}")
+    if hooks is not None and not isinstance(hooks, Hooks):
+        raise TypeError(f"hooks must be a Hooks (Compactor.hooks(), or Hooks(prepare=...)), not {hooks!r}")
+    hooks = hooks or Hooks()
+    prepare, on_response = hooks.prepare, hooks.on_response
+    on_prompt_too_long, on_compact = hooks.on_prompt_too_long, hooks.on_compact
     sandbox = Workspace(workspace)
     messages: list[Message] = [{"role": "user", "content": task or default_task()}]
     result = SessionResult(messages, workspace=sandbox.root)

@@ -4,10 +4,10 @@
 ``messages.create``), but sends each request to the beta endpoint with ``context_management``
 (the edits: ``clear_tool_uses_20250919``, ``clear_thinking_20251015``, ``compact_20260112``), the
 beta headers those edits need, and a top-level ``cache_control`` so the server caches the prefix
-up to the last block. ``Ledger`` keeps what each response reported: usage (sent, read from cache,
+up to the last block. ``UsageLog`` keeps what each response reported: usage (sent, read from cache,
 written to cache), the edits applied, compactions, and the files the agent read again.
 ``run_managed_session`` plays the same agent session under one strategy (server-side edits, or the course's
-own ``Compactor``) and returns its ledger, so strategies can be compared call for call.
+own ``Compactor``) and returns its usage log, so strategies can be compared call for call.
 The client keeps its full history: server-side edits never change what the client holds
 (https://platform.claude.com/docs/en/build-with-claude/context-editing).
 Deliberately left out: streaming and the async client.
@@ -19,7 +19,7 @@ import re
 import tempfile
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.store import OutputStore
 from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.hooks import Hooks
 
 BETAS = {  # edit type -> the beta header it needs
     "clear_tool_uses_20250919": "context-management-2025-06-27",
@@ -56,7 +57,7 @@ class ServerManaged:
         if unknown:
             raise ValueError(f"unknown edit type(s) {unknown}; choose from {list(BETAS)}")
         self.client, self.edits, self.cache = client, [dict(e) for e in edits], cache
-        self.record = record  # called with each response, e.g. Ledger.on_side_call
+        self.record = record  # called with each response, e.g. UsageLog.on_side_call
         self.messages = self  # run_agent calls client.messages.create
 
     def options(self) -> dict:
@@ -100,7 +101,7 @@ def input_cost(usage: Any) -> float:
 
 
 @dataclass
-class Ledger:
+class UsageLog:
     """What a session's responses reported, one entry per model call."""
 
     sent: list[int] = field(default_factory=list)  # all input tokens of each call
@@ -202,7 +203,7 @@ def run_managed_session(
     cache: bool = True,
     folder: str | Path | None = None,
     server_options: dict | None = None,
-) -> tuple[Ledger, SessionResult]:
+) -> tuple[UsageLog, SessionResult]:
     """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline).
 
     ``server_options`` are the offline server's own (``course_scale``, ``clear_in_rounds``: see
@@ -212,22 +213,21 @@ def run_managed_session(
     if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
         base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))
-    ledger = Ledger()
-    hooks: dict = {"on_response": ledger.on_response}
+    log = UsageLog()
+    hooks = Hooks(on_response=log.on_response)
     if pipeline:
-        summarizer = ServerManaged(connect(context_window=window), cache=False, record=ledger.on_side_call)
-        compactor = folder_compactor(root, summarizer, window)
-        hooks = compactor.agent_hooks()
-        observe = hooks["on_response"]
+        summarizer = ServerManaged(connect(context_window=window), cache=False, record=log.on_side_call)
+        hooks = folder_compactor(root, summarizer, window).hooks()
+        observe = hooks.on_response
 
         def both(messages: list, response: Any) -> None:
             observe(messages, response)
-            ledger.on_response(messages, response)
+            log.on_response(messages, response)
 
-        hooks["on_response"] = both
+        hooks = replace(hooks, on_response=both)
     client = ServerManaged(base, edits=edits, cache=cache)
-    result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, **hooks)
-    return ledger, result
+    result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, hooks=hooks)
+    return log, result
 
 
 EDITING_TOOLS = ("edit_file", "write_file")

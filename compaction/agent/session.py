@@ -24,7 +24,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,8 @@ from compaction.core.messages import from_response
 from compaction.core.store import OutputStore
 from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
+from compaction.layers.recent_turns import RecentTurns
 from compaction.pipeline.compactor import Compactor, default_layers
-from compaction.pipeline.recent_turns import RecentTurns
 
 REPORTED = ("budget", "snip", "micro", "summary", "reactive")  # the layers the closing line names
 COMPACT_REQUEST = "Please compact the conversation now before you go on."
@@ -125,7 +125,7 @@ def run_session(
     if strategy == "pipeline":
         store = OutputStore(folder / ".task_outputs", base=folder)
         options = {"layers": demo_layers(window), **settings}
-        keeper = Compactor(
+        compactor = Compactor(
             store=store,
             client=client,
             transcript_dir=transcripts,
@@ -134,18 +134,17 @@ def run_session(
             **options,
         )
     else:
-        keeper = RecentTurns(client=client, transcript_dir=transcripts, **settings)
-    hooks = keeper.agent_hooks()
-    hooks["prepare"] = ask_to_compact(hooks["prepare"], compact_at)
+        compactor = Compactor([RecentTurns(**settings)], client=client, transcript_dir=transcripts)
+    hooks = compactor.hooks()
     replies: list[dict] = []
-    observe = hooks.get("on_response")
+    observe = hooks.on_response
 
     def on_response(messages: list, response: Any) -> None:
         replies.append(from_response(response))
         if observe is not None:
             observe(messages, response)
 
-    hooks["on_response"] = on_response
+    hooks = replace(hooks, prepare=ask_to_compact(hooks.prepare, compact_at), on_response=on_response)
     try:
         result = run_agent(
             client,
@@ -153,19 +152,17 @@ def run_session(
             max_turns=turns,
             tools=[*TOOL_DEFINITIONS, COMPACT_TOOL] if compact_at is not None else TOOL_DEFINITIONS,
             on_turn=on_turn,
-            **hooks,
+            hooks=hooks,
         )
     finally:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
-    events = list(getattr(keeper, "events", []))
-    counts = keeper.counts() if strategy == "pipeline" else {"compact": keeper.compactions}
     return SessionReport(
         strategy,
         window,
         result.turns,
-        events,
-        counts,
+        list(compactor.events),
+        compactor.counts(),
         result.error,
         result.messages,
         None if temporary is not None else folder,
@@ -180,7 +177,7 @@ def layer_table(report: SessionReport):
     for name, justify in (("layer", "left"), ("fired", "right"), ("tokens freed", "right")):
         table.add_column(name, justify=justify)
     for layer, count in report.counts.items():
-        freed = sum(e.tokens_before - e.tokens_after for e in report.events if e.layer == layer)
+        freed = sum(e.tokens_before - e.tokens_after for e in report.events if e.kind == layer)
         table.add_row(layer, str(count), f"{freed:,}")
     return table
 

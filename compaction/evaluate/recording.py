@@ -16,7 +16,7 @@ from typing import Any
 from compaction.core.summary_prompt import is_summary_request
 from compaction.evaluate.cost import Request, framing_tokens
 from compaction.evaluate.probes import ContextTexts, Probe, answers
-from compaction.evaluate.strategies import Passes
+from compaction.pipeline.compactor import Passes
 
 
 class RecordingClient:

@@ -24,7 +24,7 @@ from compaction.core.guards import message_list, whole
 from compaction.core.messages import result_chars, text_of
 from compaction.core.placeholders import MARKER_OVERHEAD, is_persisted_marker, persisted_marker  # noqa: F401
 from compaction.core.store import OutputStore
-from compaction.layers.layer import Layer, takes
+from compaction.layers.layer import Layer, Shared, takes
 
 
 def tool_result_budget(
@@ -93,7 +93,7 @@ class Budget(Layer):
     def __post_init__(self) -> None:
         whole("max_chars", self.max_chars)  # said when the list is built, not when the layer first fires
 
-    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+    def idle(self, messages: Sequence[dict], shared: Shared) -> str | None:
         """Not triggered while the newest tool results hold ``max_chars`` characters or fewer."""
         chars = newest_results_chars(messages)
         if chars <= self.max_chars:
@@ -103,19 +103,24 @@ class Budget(Layer):
             )
         return None
 
-    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+    def apply(self, messages: list[dict], shared: Shared) -> list[dict]:
         """``run(messages, max_chars=..., store=...)``; ``on_event`` too when ``run`` takes it."""
-        if getattr(pipeline, "store", None) is None:
+        if shared.store is None:
             raise ValueError("the Budget layer needs a Compactor with a store")
-        options = {"max_chars": self.max_chars, "store": pipeline.store}
+        options: dict[str, Any] = {"max_chars": self.max_chars, "store": shared.store}
         if takes(self.run, "on_event"):  # a failed write is heard; chapter 03's budget has no such argument
-            options["on_event"] = getattr(pipeline, "budget_event", None)
+
+            def on_event(event: CompactionEvent) -> None:
+                if event.kind == "budget_failed":  # the result stays in the list; the pipeline says why
+                    shared.record(event)
+
+            options["on_event"] = on_event
         return self.run(messages, **options)
 
-    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+    def why_idle(self, messages: Sequence[dict], shared: Shared) -> str:
         """Its trigger, or: triggered, but no result was large enough to leave a smaller marker."""
         chars = newest_results_chars(messages)
-        return self.idle(messages, pipeline) or (
+        return self.idle(messages, shared) or (
             f"triggered ({chars:,} characters > {self.max_chars:,}), "
             "but no single result was worth moving to disk"
         )

@@ -1,4 +1,4 @@
-"""L2 micro_compact: replace old tool results with a one-line note of what to re-run.
+"""micro_compact: replace old tool results with a one-line note of what to re-run.
 
 All tool results but the newest ``keep_recent`` (counted over the whole conversation) have their
 content replaced by a placeholder that names the tool and what to call again: the path for a file
@@ -23,13 +23,19 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from compaction.core.guards import fraction, message_list, whole
-from compaction.core.messages import blocks, result_chars, shared_prefix, text_of, tool_result_blocks
+from compaction.core.messages import (
+    blocks,
+    result_chars,
+    shared_prefix,
+    text_of,
+    tool_result_blocks,
+    tool_use_blocks,
+)
 from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.placeholders import CLEARED_HEAD, is_cleared, is_persisted_marker  # noqa: F401
 from compaction.core.placeholders import cleared_placeholder as placeholder_for
-from compaction.core.tokens import estimate_tokens
 from compaction.core.used import LaterUse
-from compaction.layers.layer import QUIET, Layer
+from compaction.layers.layer import QUIET, Layer, Shared
 
 _PRICED = MODELS[CLAUDE_MODEL]  # the default model's row of the cited price table
 READ_PRICE = _PRICED.cache_read / _PRICED.input_price  # a cache read, times the base input price
@@ -88,7 +94,7 @@ def micro_compact(
 
 @dataclass(frozen=True, repr=False)
 class Micro(Layer):
-    """L2: past ``trigger`` (a fraction of the summary threshold), old results become placeholders.
+    """Past ``trigger`` (a fraction of the summary threshold), old results become placeholders.
 
     A clearing is used only when it frees at least ``clear_at_least`` tokens (default: a 40th of
     the window): every clearing rewrites sent messages and breaks the prompt cache, so old results
@@ -101,8 +107,9 @@ class Micro(Layer):
     after its first cleared result costs (those tokens x the cache-write price; both prices are the
     default model's, ``compaction.core.models``). A clearing that frees little but rewrites a long
     tail waits, so there are fewer, larger clearings. Over the threshold any clearing is worth it.
-    ``keep_unread`` (off by default; on in the Compactor's default list, where ``keep_recent`` is 1)
-    never clears a result of the last message, which the model has not read yet.
+    ``keep_unread`` (off by default) never clears a result of the last message, which the model has
+    not read yet. ``Micro.cache_aware()`` is the layer with the settings of the Compactor's default
+    list, and the reason for each.
     ``run`` is called as ``run(messages, keep_recent=..., min_chars=...)``, plus ``exclude_tools=...``
     and ``keep_used=...`` when set (so chapter 05's ``micro``, which has no such argument, runs as it is).
     """
@@ -131,24 +138,37 @@ class Micro(Layer):
             raise ValueError(f"keep_unread must be True or False, not {self.keep_unread!r}")
         object.__setattr__(self, "exclude_tools", tuple(self.exclude_tools))
 
-    def fires_at(self, pipeline: Any) -> int:
+    @classmethod
+    def cache_aware(cls, **settings: Any) -> Micro:
+        """Micro as the Compactor's default list has it, chosen by chapter 13's prompt-cache prices.
+
+        Only the newest result stays whole (``keep_recent=1``) and every result the model has not
+        read yet (``keep_unread``), so the context read again on every turn is small; clearing may
+        start at 30% of the threshold (``trigger=0.3``), and under the threshold only when the cache
+        reads it saves over 30 turns pay for the cache it breaks (``payback_turns=30``). ``settings``
+        change any of them (``Micro.cache_aware(keep_used=2)``).
+        """
+        chosen = {"keep_recent": 1, "trigger": 0.3, "payback_turns": 30, "keep_unread": True}
+        return cls(**{**chosen, **settings})
+
+    def fires_at(self, shared: Shared) -> int:
         """The estimate above which micro fires: ``trigger`` times the pipeline's summary threshold."""
-        return int(self.trigger * pipeline.threshold)
+        return int(self.trigger * shared.threshold)
 
-    def batch(self, pipeline: Any) -> int:
+    def batch(self, shared: Shared) -> int:
         """The fewest tokens a clearing must free: ``clear_at_least``, or a 40th of the window."""
-        return pipeline.context_window // 40 if self.clear_at_least is None else self.clear_at_least
+        return shared.context_window // 40 if self.clear_at_least is None else self.clear_at_least
 
-    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+    def idle(self, messages: Sequence[dict], shared: Shared) -> str | None:
         """Not triggered while the estimate is within ``trigger`` of the threshold."""
-        estimate, limit = pipeline.estimate(messages), self.fires_at(pipeline)
-        if estimate <= self.trigger * pipeline.threshold:
+        estimate, limit = shared.estimate(messages), self.fires_at(shared)
+        if estimate <= self.trigger * shared.threshold:
             return (
                 f"not triggered: {estimate:,} tokens, within {self.trigger:.0%} of the threshold ({limit:,})"
             )
         return None
 
-    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+    def apply(self, messages: list[dict], shared: Shared) -> list[dict]:
         """``run(messages, keep_recent=..., min_chars=...)``, and ``exclude_tools``/``keep_used`` when set.
 
         With ``keep_unread``, ``keep_recent`` grows to cover every result of the last message: the
@@ -164,45 +184,41 @@ class Micro(Layer):
             options["keep_used"] = self.keep_used
         return self.run(messages, **options)
 
-    def kept(self, before: list[dict], after: list[dict], pipeline: Any) -> str | None:
+    def rejects(self, before: list[dict], after: list[dict], shared: Shared) -> str | None:
         """Not used when it frees fewer than ``clear_at_least`` tokens: not worth a cache break."""
-        estimate, freed = pipeline.estimate(before), pipeline.estimate(before) - pipeline.estimate(after)
-        if freed < self.batch(pipeline):
+        estimate, freed = shared.estimate(before), shared.estimate(before) - shared.estimate(after)
+        if freed < self.batch(shared):
             return (
-                f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but clearing would free only "
-                f"{freed:,} tokens, less than clear_at_least {self.batch(pipeline):,}: "
+                f"triggered ({estimate:,} > {self.fires_at(shared):,}), but clearing would free only "
+                f"{freed:,} tokens, less than clear_at_least {self.batch(shared):,}: "
                 "not worth breaking the prompt cache"
             )
-        if self.payback_turns and estimate <= pipeline.threshold:
-            tail = rewritten_tokens(before, after, pipeline)
+        if self.payback_turns and estimate <= shared.threshold:
+            tail = rewritten_tokens(before, after, shared)
             saved, cost = freed * READ_PRICE * self.payback_turns, tail * WRITE_PRICE
             if saved < cost:
                 return (
-                    f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but clearing would save "
+                    f"triggered ({estimate:,} > {self.fires_at(shared):,}), but clearing would save "
                     f"{saved:,.0f} tokens' worth of cache reads over {self.payback_turns} turns, less than "
                     f"the {cost:,.0f} of writing again the {tail:,} tokens after the first cleared result"
                 )
         return None
 
-    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+    def why_idle(self, messages: Sequence[dict], shared: Shared) -> str:
         """Its trigger, or what a clearing would have freed (runs the layer, changes nothing)."""
-        reason = self.idle(messages, pipeline)
+        reason = self.idle(messages, shared)
         if reason:
             return reason
-        cleared = self.apply(list(messages), pipeline)
+        cleared = self.apply(list(messages), shared)
         if cleared == list(messages):
-            estimate = pipeline.estimate(messages)
-            return f"triggered ({estimate:,} > {self.fires_at(pipeline):,}), but {self.unchanged}"
-        return self.kept(list(messages), cleared, pipeline) or "it would clear now"
+            estimate = shared.estimate(messages)
+            return f"triggered ({estimate:,} > {self.fires_at(shared):,}), but {self.unchanged}"
+        return self.rejects(list(messages), cleared, shared) or "it would clear now"
 
 
-def rewritten_tokens(before: list[dict], after: list[dict], pipeline: Any) -> int:
+def rewritten_tokens(before: list[dict], after: list[dict], shared: Shared) -> int:
     """Tokens of ``after`` from its first message that differs from ``before``: what a cache writes again."""
-    changed = after[shared_prefix(before, after) :]
-    counter = getattr(pipeline, "counter", None)
-    if counter is None:
-        return estimate_tokens(changed, "tiktoken")
-    return sum(counter.message_tokens(m) for m in changed)
+    return sum(shared.counter.message_tokens(m) for m in after[shared_prefix(before, after) :])
 
 
 class _Calls:
@@ -219,19 +235,12 @@ class _Calls:
     def find(self, use_id: Any, index: int) -> dict:
         """The tool_use block with ``use_id``, searching back from message ``index``; {} if none."""
         for k in range(index - 1, max(index - 3, -1), -1):
-            for b in _tool_uses(self.messages[k]):
+            for b in tool_use_blocks(self.messages[k]):
                 if b.get("id") == use_id:
                     return b
         if self._all is None:  # a call further back (or none): map every call once
-            self._all = {b["id"]: b for m in self.messages for b in _tool_uses(m) if "id" in b}
+            self._all = {b["id"]: b for m in self.messages for b in tool_use_blocks(m) if "id" in b}
         return self._all.get(use_id, {})
-
-
-def _tool_uses(message: dict) -> list[dict]:
-    content = message.get("content") if message.get("role") == "assistant" else None
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
 
 
 def cleared_count(messages: list[dict]) -> int:

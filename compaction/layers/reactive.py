@@ -29,9 +29,16 @@ from compaction.core.guards import whole
 from compaction.core.messages import Message, tail_starts, validate
 from compaction.core.tokens import estimate_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
-from compaction.layers.layer import Layer
+from compaction.layers.instructions import pin_instructions
+from compaction.layers.layer import Layer, Shared
 from compaction.layers.recovery import recover_once
-from compaction.layers.summarize import ledger_options, shared_options, summary_message
+from compaction.layers.summarize import (
+    ledger_options,
+    needs_model,
+    remember_results,
+    shared_options,
+    summary_message,
+)
 
 
 def tail_start(messages: Sequence[Message], keep: int) -> int:
@@ -86,10 +93,10 @@ def _reactive(messages, client, transcript_dir, keep_tail, context_window, optio
 class Reactive(Layer):
     """The emergency layer: after the API refuses a request as too long, a summary plus a pair-safe tail.
 
-    It runs only on a refusal, never in ``prepare``. ``ledger_tokens`` is ``Summary``'s (None: 15% of
-    the window, 0: no ledger). ``keep_tail`` (None: the function's own default,
-    5 for the package's) and ``options`` go to ``run``, called as ``run(messages, client=...,
-    transcript_dir=..., context_window=..., workspace=..., **options)``.
+    It runs only on a refusal, never in ``prepare``; the user's instructions stay word for word.
+    ``ledger_tokens`` is ``Summary``'s (None: 15% of the window, 0: no ledger). ``keep_tail`` (None:
+    the function's own default, 5 for the package's) and ``options`` go to ``run``, called as
+    ``run(messages, client=..., transcript_dir=..., context_window=..., workspace=..., **options)``.
     """
 
     name: ClassVar[str] = "reactive"
@@ -105,20 +112,28 @@ class Reactive(Layer):
         if self.ledger_tokens is not None:
             whole("ledger_tokens", self.ledger_tokens)
 
-    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
+    def sees(self, messages: Sequence[Message], shared: Shared) -> None:
+        """With a ledger, each new tool result is remembered whole before micro can clear it."""
+        remember_results(self.ledger_tokens, messages, shared)
+
+    def idle(self, messages: Sequence[Message], shared: Shared) -> str | None:
         """Always idle before a call: it waits for the API to refuse one."""
         return "runs only after the API refuses a request as too long"
 
-    def apply(self, messages: list[Message], pipeline: Any) -> list[Message]:
-        """``run`` with the pipeline's client, transcript folder, window and workspace."""
+    def apply(self, messages: list[Message], shared: Shared) -> list[Message]:
+        """``run`` with the pipeline's client, transcript folder, window and workspace; instructions kept."""
+        missing = needs_model(shared, "reactive compaction")
+        if missing:
+            raise ValueError(missing)
         options = {
-            **shared_options(pipeline),
-            **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
+            **shared_options(shared),
+            **ledger_options(self.ledger_tokens, self.run, messages, shared),
             **dict(self.options),
         }
         if self.keep_tail is not None:
             options["keep_tail"] = self.keep_tail
-        return self.run(messages, client=pipeline.client, transcript_dir=pipeline.transcript_dir, **options)
+        out = self.run(messages, client=shared.client, transcript_dir=shared.transcript_dir, **options)
+        return pin_instructions(messages, out)
 
 
 def send_with_recovery(

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from compaction.core.guards import message_list, whole
 from compaction.core.messages import blocks, tail_starts
 from compaction.core.placeholders import REQUEST_LINE, SNIP_HEAD, snip_placeholder, snipped_count  # noqa: F401
-from compaction.layers.layer import Layer
+from compaction.layers.layer import Layer, Shared
 
 
 def is_snip_placeholder(block: Any) -> bool:
@@ -116,20 +116,20 @@ class Snip(Layer):
                 f"and at most max_messages ({self.max_messages})"
             )
 
-    def idle(self, messages: Sequence[dict], pipeline: Any) -> str | None:
+    def idle(self, messages: Sequence[dict], shared: Shared) -> str | None:
         """Not triggered while the list holds ``max_messages`` messages or fewer."""
         if len(messages) <= self.max_messages:
             return f"not triggered: {len(messages)} messages, within max_messages {self.max_messages}"
         return None
 
-    def apply(self, messages: list[dict], pipeline: Any) -> list[dict]:
+    def apply(self, messages: list[dict], shared: Shared) -> list[dict]:
         """``run(messages, max_messages=keep_to, keep_head=keep_head)``."""
         return self.run(messages, max_messages=self.keep_to, keep_head=self.keep_head)
 
-    def why_idle(self, messages: Sequence[dict], pipeline: Any) -> str:
+    def why_idle(self, messages: Sequence[dict], shared: Shared) -> str:
         """Its trigger, or: triggered, but no pair-safe cut was found."""
         n = len(messages)
-        return self.idle(messages, pipeline) or (
+        return self.idle(messages, shared) or (
             f"triggered ({n} messages > {self.max_messages}), but {self.unchanged}"
         )
 

@@ -1,4 +1,4 @@
-"""L4 compact_history: the transcript first, then a structured summary replaces the history.
+"""compact_history: the transcript first, then a structured summary replaces the history.
 
 ``compact_history`` writes the whole list to a JSONL transcript before anything else (no
 transcript, no summary), asks the model for a summary with a prompt that forbids tool calls at its
@@ -31,6 +31,7 @@ from compaction.core.messages import (
     is_tool_result_message,
     text,
     tool_names,
+    tool_use_blocks,
     validate,
 )
 from compaction.core.models import DEFAULT_MODEL
@@ -38,10 +39,12 @@ from compaction.core.placeholders import continuation_text
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, SUMMARY_PROMPT  # noqa: F401 - the prompt
 from compaction.core.tokens import estimate_tokens, message_tokens
 from compaction.core.transcript import TranscriptError, write_transcript
-from compaction.layers.layer import QUIET, Layer, takes
+from compaction.layers.instructions import pin_instructions
+from compaction.layers.layer import QUIET, Layer, Shared, takes
 from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
 from compaction.layers.summary_request import fit_request
+from compaction.layers.triggers import MAX_FAILURES
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap, per the seed (layers/triggers.py)
 MAX_PTL_RETRIES = 3  # times the request is cut again after the API still says "prompt is too long"
@@ -161,42 +164,38 @@ def summary_message(
     transcript: Path,
     client: Any,
     focus: str | None = None,
-    model: str | None = None,
-    max_tokens: int = MAX_OUTPUT_TOKENS_FOR_SUMMARY,
+    manual: bool = False,
     context_window: int | None = None,
     workspace: Path | str | None = None,
     restore: bool = True,
-    manual: bool = False,
-    system: str | None = None,
-    tools: list[dict] | None = None,
-    timeout: float | None = None,
     ledger_tokens: int = 0,
     history: Sequence[Message] | None = None,
-    cached: int = 0,
+    **request: Any,
 ) -> Message:
     """The user message that replaces ``messages`` (already saved in ``transcript``): summary + files.
 
     With ``ledger_tokens`` > 0 the state ledger of ``messages`` (``compaction.layers.ledger``), at most that
     many tokens, follows the summary, whoever wrote it; it reads ``history`` when given (the same
-    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``. ``cached``:
-    leading messages the agent's last request sent, kept whole when the request must be cut.
+    messages with cleared results put back, ``ledger.ResultMemory``), else ``messages``. ``request``:
+    the summary request's own options (``summarize_messages``): ``model`` (the package's default
+    model), ``max_tokens`` (20,000, at most a tenth of the window), ``system``, ``tools`` (one
+    definition per tool the list calls), ``timeout``, and ``cached``, the leading messages the
+    agent's last request sent, kept whole when the request must be cut.
     """
+    max_tokens = request.pop("max_tokens", MAX_OUTPUT_TOKENS_FOR_SUMMARY)
     if context_window is not None:  # the answer must fit beside the request: a tenth of the window
         max_tokens = min(max_tokens, max(256, context_window // 10))
-    if tools is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
-        tools = tools_for(messages)
+    if request.get("tools") is None and any(has_tool_use(m) or is_tool_result_message(m) for m in messages):
+        request["tools"] = tools_for(messages)
+    request["model"] = request.get("model") or DEFAULT_MODEL
     try:
         summary, dropped = summarize_messages(
             messages,
             client=client,
-            model=model or DEFAULT_MODEL,
             max_tokens=max_tokens,
             context_window=context_window,
             focus=focus,
-            system=system,
-            tools=tools,
-            timeout=timeout,
-            cached=cached,
+            **request,
         )
     except SummaryFailed as exc:
         raise SummaryFailed(exc.reason, transcript) from exc.__cause__
@@ -232,48 +231,61 @@ def default_ledger_tokens(context_window: int) -> int:
     return min(MAX_LEDGER_TOKENS, int(context_window * LEDGER_SHARE))
 
 
-def ledger_budget(ledger_tokens: int | None, pipeline: Any) -> int:
+def ledger_budget(ledger_tokens: int | None, shared: Shared) -> int:
     """A layer's ``ledger_tokens`` for this pipeline: None is the default share of its window, 0 off."""
-    return default_ledger_tokens(pipeline.context_window) if ledger_tokens is None else ledger_tokens
+    return default_ledger_tokens(shared.context_window) if ledger_tokens is None else ledger_tokens
 
 
 def ledger_options(
-    ledger_tokens: int | None, run: Callable[..., Any], messages: list[Message], pipeline: Any
+    ledger_tokens: int | None, run: Callable[..., Any], messages: list[Message], shared: Shared
 ) -> dict[str, Any]:
     """The ledger's options for ``run``: its budget, and the history with cleared results put back.
 
     Empty when the ledger is off or ``run`` (a learner's summary function) takes no ``ledger_tokens``.
-    The history comes from the pipeline's ``results`` (a ``ledger.ResultMemory``) when it has one.
+    The history comes from the pipeline's ``results`` (a ``ledger.ResultMemory``).
     """
-    budget = ledger_budget(ledger_tokens, pipeline)
+    budget = ledger_budget(ledger_tokens, shared)
     if not budget or not takes(run, "ledger_tokens"):
         return {}
     options: dict[str, Any] = {"ledger_tokens": budget}
-    results = getattr(pipeline, "results", None)
-    if results is not None and takes(run, "history"):
-        results.see(messages)
-        options["history"] = results.restore(messages)
+    if takes(run, "history"):
+        shared.results.see(messages)
+        options["history"] = shared.results.restore(messages)
     return options
 
 
-def shared_options(pipeline: Any) -> dict[str, Any]:
+def shared_options(shared: Shared) -> dict[str, Any]:
     """What a summary gets from the pipeline besides the list: the window, and the workspace if any."""
-    options: dict[str, Any] = {"context_window": pipeline.context_window}
-    if getattr(pipeline, "workspace", None) is not None:
-        options["workspace"] = pipeline.workspace
+    options: dict[str, Any] = {"context_window": shared.context_window}
+    if shared.workspace is not None:
+        options["workspace"] = shared.workspace
     return options
+
+
+def remember_results(ledger_tokens: int | None, messages: Sequence[Message], shared: Shared) -> None:
+    """With a ledger, remember each new tool result whole before micro can clear it."""
+    if ledger_budget(ledger_tokens, shared):
+        shared.results.see(messages)
+
+
+def needs_model(shared: Shared, what: str = "a summary") -> str | None:
+    """Why ``what`` cannot run in this pipeline (no client or transcript folder), or None."""
+    missing = " and ".join(n for n in ("client", "transcript_dir") if getattr(shared, n) is None)
+    return f"{what} needs a Compactor with a {missing}" if missing else None
 
 
 @dataclass(frozen=True, repr=False)
 class Summary(Layer):
-    """L4: over the pipeline's threshold, the transcript first, then a summary replaces the history.
+    """Over the pipeline's threshold, the transcript first, then a summary replaces the history.
 
-    ``max_failures`` failed summaries in a row open the circuit breaker. ``ledger_tokens`` bounds the
-    state ledger appended to every summary (``compaction.layers.ledger``): None is 15% of the window,
-    at most 10,000 tokens; 0 turns it off. ``options`` go to ``run`` as they are (``model``,
-    ``restore``, ``max_tokens``, ...); ``run`` is called as
+    ``max_failures`` failed summaries in a row open its circuit breaker (kept by the pipeline).
+    ``ledger_tokens`` bounds the state ledger appended to every summary (``compaction.layers.ledger``):
+    None is 15% of the window, at most 10,000 tokens; 0 turns it off. ``options`` go to ``run`` as
+    they are (``model``, ``restore``, ``max_tokens``, ...); ``run`` is called as
     ``run(messages, client=..., transcript_dir=..., focus=..., manual=..., context_window=...,
-    workspace=..., **options)``.
+    workspace=..., **options)``. Every summary keeps the user's instructions word for word
+    (``compaction.layers.instructions``), whoever wrote ``run``. It also answers the model's
+    ``compact`` tool (``focus``: what the model asked the summary to keep).
 
     ``share_cache`` (off by default) makes the summary request read the agent's cached prefix, as
     Claude Code's does: "To produce the summary, Claude Code sends a separate request with the same
@@ -289,54 +301,70 @@ class Summary(Layer):
     name: ClassVar[str] = "summary"
     transcript_first: ClassVar[bool] = False  # it writes its own transcript before it summarizes
     calls_model: ClassVar[bool] = True
+    answers_compact: ClassVar[bool] = True
     unchanged: ClassVar[str] = "the summary left the list unchanged"
-    max_failures: int = 3
+    max_failures: int = MAX_FAILURES
     ledger_tokens: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     share_cache: bool = field(default=False, metadata=QUIET)
     run: Callable[..., list[Message]] = compact_history
 
     def __post_init__(self) -> None:
+        whole("max_failures", self.max_failures, minimum=1)
         if self.ledger_tokens is not None:
             whole("ledger_tokens", self.ledger_tokens)
         if not isinstance(self.share_cache, bool):
             raise ValueError(f"share_cache must be True or False, not {self.share_cache!r}")
 
-    def idle(self, messages: Sequence[Message], pipeline: Any) -> str | None:
-        """Not triggered within the threshold; held back by the breaker, the loop guard, or no model."""
-        estimate, threshold = pipeline.estimate(messages), pipeline.threshold
+    def sees(self, messages: Sequence[Message], shared: Shared) -> None:
+        """With a ledger, each new tool result is remembered whole before micro can clear it."""
+        remember_results(self.ledger_tokens, messages, shared)
+
+    def idle(self, messages: Sequence[Message], shared: Shared) -> str | None:
+        """Not triggered within the threshold; held back when the pipeline has no model to ask."""
+        estimate, threshold = shared.estimate(messages), shared.threshold
         if estimate <= threshold:
             return f"not triggered: {estimate:,} tokens, within the threshold {threshold:,}"
-        over = f"over the threshold ({estimate:,} > {threshold:,})"
-        if pipeline.breaker_open:
-            return f"{over}, but the circuit breaker is open"
-        if pipeline.stopped:
-            return f"{over}, but the loop guard stopped automatic summaries"
-        if pipeline.client is None or pipeline.transcript_dir is None:
+        if needs_model(shared):
+            over = f"over the threshold ({estimate:,} > {threshold:,})"
             return f"{over}, but the Compactor has no client or transcript_dir"
         return None
 
-    def apply(
-        self, messages: list[Message], pipeline: Any, focus: str | None = None, manual: bool = False
-    ) -> list[Message]:
+    def apply(self, messages: list[Message], shared: Shared) -> list[Message]:
         """``run`` with the pipeline's client, transcript folder, window and workspace."""
-        return self.run(
+        return self._summarize(messages, shared, focus=None, manual=False)
+
+    def compact(self, messages: list[Message], shared: Shared, focus: str | None = None) -> list[Message]:
+        """The manual compact: a summary now, with the model's ``focus``; the compact call and its
+        result follow it, so the model sees it was done."""
+        out = self._summarize(messages, shared, focus=focus, manual=True)
+        if len(messages) >= 3 and any(b.get("name") == "compact" for b in tool_use_blocks(messages[-2])):
+            out = [*out, *messages[-2:]]
+        return out
+
+    def _summarize(
+        self, messages: list[Message], shared: Shared, focus: str | None, manual: bool
+    ) -> list[Message]:
+        missing = needs_model(shared)
+        if missing:
+            raise ValueError(missing)
+        out = self.run(
             messages,
-            client=pipeline.client,
-            transcript_dir=pipeline.transcript_dir,
+            client=shared.client,
+            transcript_dir=shared.transcript_dir,
             focus=focus,
             manual=manual,
             **{
-                **shared_options(pipeline),
-                **ledger_options(self.ledger_tokens, self.run, messages, pipeline),
-                **self._cache_options(messages, pipeline),
+                **shared_options(shared),
+                **ledger_options(self.ledger_tokens, self.run, messages, shared),
+                **self._cache_options(messages, shared),
                 **dict(self.options),
             },
         )
+        return pin_instructions(messages, out)
 
-    def _cache_options(self, messages: list[Message], pipeline: Any) -> dict[str, Any]:
+    def _cache_options(self, messages: list[Message], shared: Shared) -> dict[str, Any]:
         """``cached``: how many leading messages the agent's last request sent (with ``share_cache``)."""
-        counter = getattr(pipeline, "counter", None)
-        if not self.share_cache or counter is None or not takes(self.run, "cached"):
+        if not self.share_cache or not takes(self.run, "cached"):
             return {}
-        return {"cached": counter.anchored_prefix(messages)}
+        return {"cached": shared.counter.anchored_prefix(messages)}

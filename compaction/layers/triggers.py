@@ -10,7 +10,9 @@ both are third-party readings, not Anthropic's docs); for a small window both ar
 proportion, or a teaching window of 8,000 tokens would be left with no room at all.
 ``CircuitBreaker`` stops automatic summarizing after ``max_failures`` consecutive failures (Claude
 Code: 3, per its v2.1.76 changelog as quoted in anthropics/claude-code#34278), so a broken summary
-call is not paid for on every turn.
+call is not paid for on every turn. ``Guard`` is the rule on every layer that calls a model: its
+breaker, and the loop guard, which stops it after ``LOOP_LIMIT`` runs in a row that left the estimate
+over the threshold (a summary that cannot get under it would otherwise run before every call).
 Deliberately left out: time-based triggers, and closing a breaker again after a pause.
 """
 
@@ -20,6 +22,7 @@ CLAUDE_CODE_WINDOW = 200_000
 CLAUDE_CODE_BUFFER = 13_000  # AUTOCOMPACT_BUFFER_TOKENS
 SUMMARY_OUTPUT = 20_000  # MAX_OUTPUT_TOKENS_FOR_SUMMARY
 MAX_FAILURES = 3  # MAX_CONSECUTIVE_AUTOCOMPACT_FAILURES
+LOOP_LIMIT = 2  # runs in a row that leave the estimate over the threshold before a model layer stops
 
 
 def default_buffer(context_window: int) -> int:
@@ -68,3 +71,31 @@ class CircuitBreaker:
     def record(self, success: bool) -> None:
         """Count one attempt's outcome: a success resets, a failure adds one."""
         self.failures = 0 if success else self.failures + 1
+
+
+class Guard:
+    """What stops a layer that calls a model: its circuit breaker, and the loop guard."""
+
+    def __init__(self, max_failures: int = MAX_FAILURES):
+        self.breaker = CircuitBreaker(max_failures)
+        self.over = 0  # runs in a row that left the estimate over the threshold
+        self.stopped: str | None = None  # why the loop guard stopped the layer
+
+    @property
+    def holds(self) -> str | None:
+        """Why the layer may not run now, or None."""
+        if self.breaker.is_open:
+            return "the circuit breaker is open"
+        if self.stopped is not None:
+            return "the loop guard stopped automatic summaries"
+        return None
+
+    def failed(self) -> None:
+        """Count a failed run (an error, or a list it left unchanged)."""
+        self.breaker.record(success=False)
+
+    def succeeded(self, still_over: bool) -> bool:
+        """Count a run that changed the list; True when the loop guard must stop the layer now."""
+        self.breaker.record(success=True)
+        self.over = self.over + 1 if still_over else 0
+        return self.over >= LOOP_LIMIT

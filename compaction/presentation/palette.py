@@ -2,7 +2,7 @@
 
 A layer keeps its colour everywhere (budget is always the same brown, micro the same purple), so a
 learner who has seen a colour once can read it in the next chapter. The keys are the names the
-package already uses: event layers (``CompactionEvent.layer``), the levels and their signals,
+package already uses: event kinds (``CompactionEvent.kind``), the levels and their signals,
 phases, roles, what fills the window (``WindowGauge`` kinds), and what a diff row can be.
 An event whose layer is a variant (``summary_failed``, ``snip_skipped``) takes its layer's colour
 (``layer_color``). Deliberately left out: themes and a dark mode; colours are picked to read on

@@ -104,9 +104,9 @@ def draw_events(ax: Axes, events: Iterable[Any]) -> int:
     lines: dict[str, list] = {}  # layer -> turns, drawn as full-height lines
     ticks: dict[str, list] = {}  # layer -> turns, drawn as ticks along the turn axis
     for event in events:
-        turn, layer = _get(event, "turn"), _get(event, "layer")
+        turn, layer = _get(event, "turn"), _get(event, "kind")
         if turn is None or layer is None:
-            raise ValueError(f"an event needs 'turn' and 'layer', got {event!r}")
+            raise ValueError(f"an event needs 'turn' and 'kind', got {event!r}")
         (lines if str(layer) in LINE_LAYERS else ticks).setdefault(str(layer), []).append(turn)
     for layer, turns in lines.items():
         for k, turn in enumerate(turns):

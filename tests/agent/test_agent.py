@@ -16,6 +16,7 @@ from compaction.core.api_errors import is_prompt_too_long
 from compaction.core.failures import ReactiveCompactFailed, SummaryFailed
 from compaction.core.messages import tool_result_blocks, validate
 from compaction.core.placeholders import continuation_text
+from compaction.pipeline.hooks import Hooks
 
 
 def response(*blocks, stop_reason=None, input_tokens=100):
@@ -105,7 +106,7 @@ def test_prepare_runs_before_every_call_and_its_output_is_what_is_sent_and_kept(
         response(use("t2", "bash", command="true")),
         response("ok"),
     )
-    result = run_agent(client, workspace=workspace, task="go", prepare=prepare)
+    result = run_agent(client, workspace=workspace, task="go", hooks=Hooks(prepare=prepare))
     assert seen == [1, 3, 5]
     assert [len(c["messages"]) for c in client.calls] == [1, 3, 5]
     assert [len(t.messages) for t in result.turns] == [1, 3, 5]
@@ -168,7 +169,7 @@ def test_on_prompt_too_long_gets_one_retry_with_what_it_returns(workspace):
         bad_request("prompt is too long: 9 > 8 maximum"),
         response("ok"),
     )
-    result = run_agent(client, workspace=workspace, task="go", on_prompt_too_long=shrink)
+    result = run_agent(client, workspace=workspace, task="go", hooks=Hooks(on_prompt_too_long=shrink))
     assert result.error is None and len(calls) == 1
     assert client.calls[-1]["messages"] == [{"role": "user", "content": "summary of earlier work"}]
     assert [t.error is None for t in result.turns] == [True, False, True]
@@ -186,7 +187,7 @@ def test_a_second_refusal_after_the_retry_ends_the_session(workspace):
         client,
         workspace=workspace,
         task="go",
-        on_prompt_too_long=lambda m, e: [{"role": "user", "content": summary}],
+        hooks=Hooks(on_prompt_too_long=lambda m, e: [{"role": "user", "content": summary}]),
     )
     assert isinstance(result.error, ReactiveCompactFailed) and len(client.calls) == 2
     assert result.error.error is second
@@ -203,7 +204,7 @@ def test_a_413_request_too_large_is_recovered_like_a_prompt_too_long(workspace):
         client,
         workspace=workspace,
         task="go",
-        on_prompt_too_long=lambda m, e: [{"role": "user", "content": "s"}],
+        hooks=Hooks(on_prompt_too_long=lambda m, e: [{"role": "user", "content": "s"}]),
     )
     assert result.error is None and client.calls[-1]["messages"] == [{"role": "user", "content": "s"}]
 
@@ -213,7 +214,7 @@ def test_a_recovery_that_cannot_summarize_ends_the_session_with_a_clear_error(wo
         raise SummaryFailed("the summary answer is empty", Path("t/transcript-0002.jsonl"))
 
     client = FakeClient(bad_request("prompt is too long: 9 > 8 maximum"))
-    result = run_agent(client, workspace=workspace, task="go", on_prompt_too_long=cannot)
+    result = run_agent(client, workspace=workspace, task="go", hooks=Hooks(on_prompt_too_long=cannot))
     assert isinstance(result.error, ReactiveCompactFailed)
     assert "transcript-0002.jsonl" in str(result.error) and "empty" in str(result.error)
 
@@ -221,14 +222,21 @@ def test_a_recovery_that_cannot_summarize_ends_the_session_with_a_clear_error(wo
 def test_other_bad_requests_do_not_trigger_the_retry_hook(workspace):
     hook = []
     client = FakeClient(bad_request("messages.0: something else"))
-    result = run_agent(client, workspace=workspace, task="go", on_prompt_too_long=lambda m, e: hook.append(m))
+    result = run_agent(
+        client, workspace=workspace, task="go", hooks=Hooks(on_prompt_too_long=lambda m, e: hook.append(m))
+    )
     assert hook == [] and isinstance(result.error, anthropic.BadRequestError)
 
 
 def test_on_response_sees_what_was_sent_and_the_sdk_response(workspace):
     seen = []
     client = FakeClient(response("hi", input_tokens=55))
-    run_agent(client, workspace=workspace, task="go", on_response=lambda sent, r: seen.append((sent, r)))
+    run_agent(
+        client,
+        workspace=workspace,
+        task="go",
+        hooks=Hooks(on_response=lambda sent, r: seen.append((sent, r))),
+    )
     ((sent, r),) = seen
     assert sent == [{"role": "user", "content": "go"}] and r.usage.input_tokens == 55
 
@@ -245,7 +253,7 @@ def test_the_compact_tool_calls_on_compact_with_the_focus_after_the_results(work
         response(use("t2", "bash", command="echo x"), use("t3", "compact", focus="the tests")),
         response("done"),
     )
-    result = run_agent(client, workspace=workspace, task="go", on_compact=on_compact)
+    result = run_agent(client, workspace=workspace, task="go", hooks=Hooks(on_compact=on_compact))
     assert seen == [(5, "the tests")]
     sent = client.calls[-1]["messages"]
     assert len(sent) == 3
@@ -272,7 +280,7 @@ def test_the_loop_never_mutates_what_prepare_returned(workspace):
     client = FakeClient(
         response(use("t1", "glob", pattern="*")), response(use("t2", "glob", pattern="*")), response("ok")
     )
-    run_agent(client, workspace=workspace, task="go", prepare=prepare)
+    run_agent(client, workspace=workspace, task="go", hooks=Hooks(prepare=prepare))
     assert all(json.dumps(m) == snapshot for m, snapshot in kept)
 
 

@@ -40,7 +40,7 @@ def test_the_trigger_compacts_and_the_session_finishes(triggered):
             (block,) = message.content
             assert block.signature == sign(block.content)
     assert triggered.context[0]["content"][0]["type"] == "compaction"  # the block first, as sent
-    assert triggered.ledger.totals()["summaries"] == triggered.compactions
+    assert triggered.log.totals()["summaries"] == triggered.compactions
 
 
 def test_diagnostics_match_the_breaks_the_course_counts_row_for_row():

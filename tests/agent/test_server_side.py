@@ -1,7 +1,7 @@
 """Letting the API manage the context, through the real SDK against ``compaction.connect()``.
 
 The issue's "done when" figures first (24 tool results, keep 3: 21 cleared; a paused compaction and
-its round trip; count_tokens' original count), then the client side: ``ServerManaged``, ``Ledger``,
+its round trip; count_tokens' original count), then the client side: ``ServerManaged``, ``UsageLog``,
 ``client_keeps``, and a session that runs with every non-loopback connection refused.
 """
 
@@ -17,8 +17,8 @@ from api_sessions import COMPACT, CONTEXT, TOOLS, tool_session
 from compaction.agent.backend import connect
 from compaction.agent.server_side import (
     PRICE,
-    Ledger,
     ServerManaged,
+    UsageLog,
     cache_breaks_from_usage,
     client_keeps,
     input_cost,
@@ -104,20 +104,20 @@ def test_server_managed_sends_the_edits_their_betas_and_a_cache_mark():
 
 
 def test_a_ledger_records_usage_reads_and_breaks_of_real_responses():
-    ledger, client = Ledger(), ServerManaged(connect())
+    log, client = UsageLog(), ServerManaged(connect())
     session = tool_session(6)
     for messages in (session, session + [assistant(text("More.")), user("Go on.")], session):
         response = client.create(model=MODEL, max_tokens=64, messages=messages, tools=TOOLS)
-        ledger.on_response(messages, response)
-    assert ledger.sent == [
+        log.on_response(messages, response)
+    assert log.sent == [
         tokens(session),
-        tokens(session[:]) + ledger.sent[1] - tokens(session),
+        tokens(session[:]) + log.sent[1] - tokens(session),
         tokens(session),
     ]
-    assert ledger.read[1] == ledger.sent[0]  # appended: the whole first request read back
-    assert ledger.breaks() == [2]  # the third request dropped what the second added
-    assert ledger.cost[0] == pytest.approx(
-        PRICE["5m"] * ledger.written[0] + ledger.sent[0] - ledger.written[0]
+    assert log.read[1] == log.sent[0]  # appended: the whole first request read back
+    assert log.breaks() == [2]  # the third request dropped what the second added
+    assert log.cost[0] == pytest.approx(
+        PRICE["5m"] * log.written[0] + log.sent[0] - log.written[0]
     )
 
 
@@ -185,9 +185,9 @@ edits = [
      "clear_at_least": {"type": "input_tokens", "value": 2000}},
     {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 5000}},
 ]
-ledger, result = run_managed_session(edits, window=8000, turns=30, server_options={"course_scale": True})
+log, result = run_managed_session(edits, window=8000, turns=30, server_options={"course_scale": True})
 assert result.error is None, result.error
-print("calls", len(ledger.sent), "cleared", max(ledger.cleared), "read", sum(ledger.read))
+print("calls", len(log.sent), "cleared", max(log.cleared), "read", sum(log.read))
 """
 
 

@@ -16,6 +16,7 @@ from compaction.core.api_errors import (
     too_long_counts,
     window_exceeded,
 )
+from compaction.pipeline.hooks import Hooks
 
 CONTEXT_LIMIT = (
     "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, "
@@ -85,7 +86,7 @@ def test_an_answer_cut_off_by_the_window_is_dropped_and_the_loop_compacts_and_as
         compacted.append(error)
         return messages
 
-    result = run_agent(client, workspace=new_workspace(), max_turns=2, on_prompt_too_long=shrink)
+    result = run_agent(client, workspace=new_workspace(), max_turns=2, hooks=Hooks(on_prompt_too_long=shrink))
     assert len(compacted) == 1 and isinstance(compacted[0], WindowExceeded)
     assert result.error is None and len(result.turns) == 3  # the cut call is recorded, as a refusal is
     cut, retry = result.turns[0], result.turns[1]

@@ -12,9 +12,9 @@ def opened_counting_all_failures(events, max_failures=3):
     """Wrong: any event whose layer ends in "failed" counts (a failed budget write too)."""
     run = 0
     for event in events:
-        if event.layer.endswith("failed"):
+        if event.kind.endswith("failed"):
             run += 1
-        elif event.layer == "summary":
+        elif event.kind == "summary":
             run = 0
         if run >= max_failures:
             return event.turn
@@ -25,7 +25,7 @@ def opened_any_event_resets(events, max_failures=3):
     """Wrong: every event that is not a failure resets the count."""
     run = 0
     for event in events:
-        run = run + 1 if event.layer == "summary_failed" else 0
+        run = run + 1 if event.kind == "summary_failed" else 0
         if run >= max_failures:
             return event.turn
     return None
@@ -33,7 +33,7 @@ def opened_any_event_resets(events, max_failures=3):
 
 def opened_never_resets(events, max_failures=3):
     """Wrong: counts failures in all, not in a row."""
-    failures = [e.turn for e in events if e.layer == "summary_failed"]
+    failures = [e.turn for e in events if e.kind == "summary_failed"]
     return failures[max_failures - 1] if len(failures) >= max_failures else None
 
 
@@ -41,8 +41,8 @@ def opened_one_late(events, max_failures=3):
     """Wrong: > instead of >=, opens one failure late."""
     run = 0
     for event in events:
-        if event.layer in ("summary", "summary_failed"):
-            run = run + 1 if event.layer == "summary_failed" else 0
+        if event.kind in ("summary", "summary_failed"):
+            run = run + 1 if event.kind == "summary_failed" else 0
             if run > max_failures:
                 return event.turn
     return None
@@ -52,8 +52,8 @@ def opened_by_last_turn(events, max_failures=3):
     """Wrong: the turn of the last failure, not of the one that opened it."""
     run, opened = 0, None
     for event in events:
-        if event.layer in ("summary", "summary_failed"):
-            run = run + 1 if event.layer == "summary_failed" else 0
+        if event.kind in ("summary", "summary_failed"):
+            run = run + 1 if event.kind == "summary_failed" else 0
             if run >= max_failures:
                 opened = event.turn
     return opened
@@ -61,7 +61,7 @@ def opened_by_last_turn(events, max_failures=3):
 
 def opened_with_a_streak_list(events, max_failures=3):
     """Right, another way: the outcomes in a list, and the first window of all failures."""
-    outcomes = [(e.turn, e.layer == "summary") for e in events if e.layer in ("summary", "summary_failed")]
+    outcomes = [(e.turn, e.kind == "summary") for e in events if e.kind in ("summary", "summary_failed")]
     for i in range(max_failures - 1, len(outcomes)):
         window = outcomes[i - max_failures + 1 : i + 1]
         if not any(ok for _, ok in window):

@@ -85,12 +85,18 @@ def test_the_uncompacted_cost_stops_at_the_first_request_the_api_would_refuse(tm
     assert none.peak > WINDOW  # the timeline still shows how far past the window it would have gone
 
 
-def test_masking_has_no_compactor_and_its_clearings_still_show_as_events(tmp_path, client):
+def test_masking_is_a_micro_layer_and_its_clearings_show_as_events(tmp_path, client):
     run = replay(long_session(), "masking 3", window=WINDOW, workdir=tmp_path, client=client)
-    assert set(run.fired()) == {"masking"}
+    assert set(run.fired()) == {"micro"}
     assert all(e.tokens_after < e.tokens_before for e in run.events)
     (first, *_) = departures(run, "s.jsonl")
-    assert first.where == NOT_SAVED + "s.jsonl"
+    assert Path(first.where).parent.name == ".transcripts"  # as a layer it writes what it clears first
+
+
+def test_recent_turns_keeps_no_copy_and_its_rows_point_to_the_session_file(tmp_path, client):
+    run = replay(long_session(), "recent turns", window=WINDOW, workdir=tmp_path, client=client)
+    (first, *_) = departures(run, "s.jsonl")
+    assert first.layer == "recent turns" and first.where == NOT_SAVED + "s.jsonl"
 
 
 def test_a_strategy_that_cannot_fit_is_refused_and_the_replay_stops_there(tmp_path, client):
@@ -126,7 +132,7 @@ def test_a_replay_of_a_session_file_writes_no_copy_of_the_recorded_messages_that
     )
     micro = [d for d in departures(run) if d.layer == "micro"]
     assert micro and all(d.where == str(source) for d in micro)
-    saved = [e for e in run.events if e.layer == "summary"]  # a summary's list is the pipeline's own
+    saved = [e for e in run.events if e.kind == "summary"]  # a summary's list is the pipeline's own
     assert len(on_disk(run)) >= len(saved) and not any(
         "file0.py line 3" in p.read_text() for p in on_disk(run)
     )

@@ -138,10 +138,10 @@ CLIENT = connect(context_window=SAMPLE_WINDOW)
 def lost(session, strategy, fact, *, window, first=False, offset=1, last_pass_only=False):
     wanted, found = normalized(fact), None
     with tempfile.TemporaryDirectory() as tmp:
-        keeper = build(strategy, window=window, client=CLIENT, folder=tmp)
+        compactor = build(strategy, window=window, client=CLIENT, folder=tmp)
         context = []
         for turn, (start, end) in enumerate(turn_slices(session), offset):
-            passes = keeper.passes(context + session[start:end])
+            passes = compactor.passes(context + session[start:end])
             pairs = [(passes[0], passes[-1])] if last_pass_only else zip(passes, passes[1:], strict=False)
             for (_, before), (name, after) in pairs:
                 if wanted in context_text(before) and wanted not in context_text(after):

@@ -100,7 +100,7 @@ def test_each_strategy_has_a_timeline_with_a_point_per_turn_and_a_tick_per_event
     for run, svg in zip(result.runs, timelines, strict=True):
         points = re.search(r'class="tokens"[^>]*points="([^"]*)"', svg).group(1).split()
         assert len(points) == len(run.turns)
-        assert re.findall(r'data-layer="([^"]+)"', svg) == [e.layer for e in run.events]
+        assert re.findall(r'data-layer="([^"]+)"', svg) == [e.kind for e in run.events]
         if run.window <= 2 * run.peak:
             assert 'class="window"' in svg
         else:  # a window far above the line is said, not drawn (the plot would be a flat line)
@@ -183,7 +183,7 @@ def test_the_window_is_drawn_at_the_window_and_whole_turns_are_labelled(report):
 
 def test_failed_summaries_are_drawn_as_failures_and_unreached_probes_as_lost(tmp_path):
     result, html = _small_window_report(tmp_path, 700)  # summaries fail: the request cannot fit
-    failed = [e for run in result.runs for e in run.events if e.layer == "summary_failed"]
+    failed = [e for run in result.runs for e in run.events if e.kind == "summary_failed"]
     assert failed, [run.outcome for run in result.runs]
     assert html.count('<line class="failure" data-layer="summary_failed"') == len(failed)
     assert 'class="event" data-layer="summary_failed"' not in html

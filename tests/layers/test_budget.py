@@ -106,7 +106,7 @@ def test_a_failed_write_keeps_the_content_and_reports_why(tmp_path):
     out = tool_result_budget(session, max_chars=100, store=FullDisk(tmp_path), on_event=events.append)
     assert out == session
     use_id = newest_results(session)[0]["tool_use_id"]
-    assert [(e.layer, e.tool_use_id, e.saved_to) for e in events] == [("budget_failed", use_id, "")]
+    assert [(e.kind, e.tool_use_id, e.saved_to) for e in events] == [("budget_failed", use_id, "")]
     assert events[0].detail == f"{use_id}: 5,000 characters kept: OSError: [Errno 28] No space left on device"
 
 
@@ -116,7 +116,7 @@ def test_each_persisted_result_is_reported_with_its_path(tmp_path):
         session_with("q" * 5_000), max_chars=100, store=OutputStore(tmp_path), on_event=events.append
     )
     assert [
-        (e.layer, e.detail.endswith("5,000 characters persisted"), e.saved_to.startswith("tool-results/"))
+        (e.kind, e.detail.endswith("5,000 characters persisted"), e.saved_to.startswith("tool-results/"))
         for e in events
     ] == [("budget", True, True)]
 

@@ -20,6 +20,7 @@ from compaction.core.transcript import read_transcript
 from compaction.layers.reactive import reactive_compact, send_with_recovery
 from compaction.layers.summarize import MAX_PTL_RETRIES, compact_history
 from compaction.pipeline.compactor import Compactor
+from compaction.pipeline.hooks import Hooks
 
 # the SDK warns when the default model name nears its end of life; it does not matter offline
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -151,8 +152,7 @@ def test_every_transcript_of_a_long_compacted_session_reads_back_valid(tmp_path)
         client,
         workspace=workspace,
         max_turns=100,
-        prepare=pipeline.prepare,
-        on_prompt_too_long=pipeline.reactive,
+        hooks=Hooks(prepare=pipeline.prepare, on_prompt_too_long=pipeline.reactive),  # never anchored
     )
     assert result.error is None
     assert pipeline.counts()["reactive"] >= 1

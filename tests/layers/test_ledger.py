@@ -194,7 +194,7 @@ def ledgers(messages):
 def test_the_pipelines_summary_carries_the_ledger_of_what_micro_cleared_before_it(tmp_path):
     micro = Micro(keep_recent=0, min_chars=10, trigger=0.0, clear_at_least=0)
     compactor = pipeline(tmp_path, micro, Summary())
-    steps = dict(compactor.steps(history()))
+    steps = dict(compactor.passes(history()))
     assert "AssertionError: 5" not in str(steps["micro"])  # cleared before the summary ran
     (ledger,) = ledgers(steps["summary"])
     assert "tests/test_calc.py::test_add: AssertionError: 5" in ledger  # put back by ResultMemory

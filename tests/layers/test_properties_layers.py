@@ -50,7 +50,7 @@ def test_budget_output_is_valid_input_untouched_and_every_persisted_byte_exact(s
         validate(out)
         originals = {b["tool_use_id"]: b for m in session for b in tool_result_blocks(m)}
         for event in events:
-            assert event.layer == "budget"
+            assert event.kind == "budget"
             original = text_of(originals[event.tool_use_id]["content"])
             assert store.load(event.saved_to) == original
             assert store.load(event.tool_use_id) == original

@@ -17,7 +17,7 @@ from compaction.layers import micro as micro_module
 from compaction.layers.micro import Micro
 from compaction.layers.summarize import Summary
 from compaction.layers.summary_request import fit_request, lean, with_summary_prompt
-from compaction.pipeline.compactor import MICRO_DEFAULTS, Compactor, default_layers
+from compaction.pipeline.compactor import Compactor, default_layers
 
 SYSTEM = "You are a coding agent. Use the tools."
 TOOLS = [{"name": "read_file", "description": "read a file", "input_schema": {"type": "object"}}]
@@ -102,16 +102,21 @@ def test_share_cache_must_be_a_bool():
 
 def test_the_default_pipeline_shares_the_agents_cache_only_when_its_framing_is_known(tmp_path):
     agent = {"system": SYSTEM, "tools": TOOLS}
-    keeper = build("pipeline", window=8_000, client=None, folder=tmp_path, agent=agent)
-    summary = keeper.compactor.layer("summary")
+    compactor = build("pipeline", window=8_000, client=None, folder=tmp_path, agent=agent)
+    summary = compactor.layer("summary")
     assert summary.share_cache and summary.options == agent
-    unknown = build("pipeline", window=8_000, client=None, folder=tmp_path).compactor.layer("summary")
+    unknown = build("pipeline", window=8_000, client=None, folder=tmp_path).layer("summary")
     assert unknown.share_cache and "system" not in unknown.options
-    blind = build("pipeline, cache-blind", window=8_000, client=None, folder=tmp_path, agent=agent).compactor
+    blind = build("pipeline, cache-blind", window=8_000, client=None, folder=tmp_path, agent=agent)
     assert not blind.layer("summary").share_cache and not blind.layer("summary").options
-    micro = keeper.compactor.layer("micro")
-    assert {k: getattr(micro, k) for k in MICRO_DEFAULTS} == MICRO_DEFAULTS
+    assert compactor.layer("micro") == Micro.cache_aware()
     assert blind.layer("micro") == Micro() and Micro().payback_turns == 0
+
+
+def test_the_cache_aware_micro_keeps_one_result_and_pays_for_its_breaks():
+    micro = Micro.cache_aware()
+    assert (micro.keep_recent, micro.trigger, micro.payback_turns, micro.keep_unread) == (1, 0.3, 30, True)
+    assert Micro.cache_aware(keep_used=2) == replace(micro, keep_used=2)
 
 
 def test_the_variants_of_the_default_change_one_setting_each(tmp_path):
@@ -120,7 +125,7 @@ def test_the_variants_of_the_default_change_one_setting_each(tmp_path):
         ("pipeline, no ledger", "summary", "ledger_tokens"),
         ("pipeline + used", "micro", "keep_used"),
     ):
-        changed = build(name, window=8_000, client=None, folder=tmp_path).compactor.layer(layer)
+        changed = build(name, window=8_000, client=None, folder=tmp_path).layer(layer)
         assert getattr(changed, setting) != getattr(default[layer], setting)
         assert replace(changed, **{setting: getattr(default[layer], setting)}) == default[layer]
 
@@ -128,7 +133,7 @@ def test_the_variants_of_the_default_change_one_setting_each(tmp_path):
 def clearing_numbers(messages: list[dict]) -> tuple[int, int]:
     """(tokens a default clearing frees, tokens after its first cleared result) for ``messages``."""
     counter = Compactor([]).counter
-    after = Micro().apply(messages, None)
+    after = Micro().apply(messages, Compactor([]))
     first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a is not b)
     freed = counter.estimate(messages) - counter.estimate(after)
     return freed, sum(counter.message_tokens(m) for m in after[first:])

@@ -11,6 +11,7 @@ from compaction.core.messages import validate
 from compaction.core.store import OutputStore
 from compaction.course.checks.levels import fix_session, sample_grep
 from compaction.levels.signals import ACTIONS, SignalWatcher, condense_outputs, detect_signals
+from compaction.pipeline.hooks import Hooks
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def test_watcher_events_carry_the_model_call_they_preceded(session, tmp_path):
         watcher.prepare(session[:end])
     first = next(s for s in watcher.signals if s.kind == "phase_transition")
     assert first.turn == 6, "the first edit is model call 5; the next prepare (call 6) reports it"
-    event = next(e for e in watcher.events if e.layer == "phase_transition")
+    event = next(e for e in watcher.events if e.kind == "phase_transition")
     assert (event.turn, event.detail) == (6, first.notice), "each signal is also an event for the plots"
     assert len(watcher.events) == len(watcher.signals)
 
@@ -160,7 +161,10 @@ def test_the_watcher_runs_as_the_offline_agents_prepare_hook(tmp_path):
     warnings.simplefilter("ignore", DeprecationWarning)
     watcher = SignalWatcher(transcript_dir=tmp_path / "transcripts")
     result = run_agent(
-        connect(), workspace=new_workspace(tmp_path / "ws"), max_turns=30, prepare=watcher.prepare
+        connect(),
+        workspace=new_workspace(tmp_path / "ws"),
+        max_turns=30,
+        hooks=Hooks(prepare=watcher.prepare),
     )
     assert result.error is None
     validate(result.messages)

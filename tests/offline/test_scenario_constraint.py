@@ -6,6 +6,7 @@ from compaction.agent.backend import connect
 from compaction.agent.loop import new_workspace, run_agent
 from compaction.core.messages import tool_use_blocks, user
 from compaction.offline.scripted import plan
+from compaction.pipeline.hooks import Hooks
 
 FIX_STEP = 10  # the first fix: "Found it: top_words sorts by count only ..."
 
@@ -16,7 +17,9 @@ def edits(messages):
 
 def run(tmp_path, task=None, prepare=None):
     workspace = new_workspace(tmp_path / "ws")
-    return run_agent(connect("offline"), workspace=workspace, task=task, max_turns=FIX_STEP, prepare=prepare)
+    return run_agent(
+        connect("offline"), workspace=workspace, task=task, max_turns=FIX_STEP, hooks=Hooks(prepare=prepare)
+    )
 
 
 def test_with_the_constraint_in_view_the_library_is_fixed(tmp_path):

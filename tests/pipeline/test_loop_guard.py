@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-import compaction.pipeline.compactor as pipeline
+import compaction.layers.triggers as triggers
 from compaction.agent.backend import connect
 from compaction.agent.loop import SYSTEM_PROMPT, new_workspace, run_agent
 from compaction.agent.tools import TOOL_DEFINITIONS
@@ -68,7 +68,7 @@ def run(tmp_path):
     )
     client = connect("offline", context_window=WINDOW)
     result = run_agent(
-        client, workspace=workspace, max_turns=TURNS, system=heavy_system_prompt(200), **keeper.agent_hooks()
+        client, workspace=workspace, max_turns=TURNS, system=heavy_system_prompt(200), hooks=keeper.hooks()
     )
     return keeper, result
 
@@ -90,7 +90,7 @@ def test_two_summaries_over_the_threshold_stop_automatic_summarizing(guarded):
 
 def test_the_event_names_what_cannot_be_compacted_against_the_window(guarded):
     keeper, _ = guarded
-    [guard] = [e for e in keeper.events if e.layer == "loop_guard"]
+    [guard] = [e for e in keeper.events if e.kind == "loop_guard"]
     assert guard.detail == keeper.stopped
     overhead = re.search(r"system prompt and tools \(([\d,]+) tokens\)", guard.detail)
     assert overhead and int(overhead[1].replace(",", "")) > summary_threshold(WINDOW)
@@ -100,7 +100,7 @@ def test_the_event_names_what_cannot_be_compacted_against_the_window(guarded):
 
 
 def test_without_the_guard_it_summarizes_on_almost_every_turn(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "LOOP_LIMIT", 10**6)
+    monkeypatch.setattr(triggers, "LOOP_LIMIT", 10**6)
     keeper, _ = run(tmp_path)
     assert keeper.counts()["summary"] >= TURNS - 3
     assert keeper.summarizing

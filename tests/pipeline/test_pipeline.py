@@ -157,7 +157,7 @@ def test_a_new_layer_is_one_more_class_in_the_list(store):
 
     compactor = Compactor([Shout()], store=store)
     assert compactor.prepare([user("hello")]) == [user("HELLO")]
-    assert [e.layer for e in compactor.events] == ["shout"]
+    assert [e.kind for e in compactor.events] == ["shout"]
 
 
 # ---------------------------------------------------------------- triggers
@@ -182,7 +182,7 @@ def test_an_oversized_newest_result_is_persisted_without_any_summary_being_asked
     )
     out = compactor.prepare(messages)
     validate(out)
-    assert [e.layer for e in compactor.events] == ["budget"]
+    assert [e.kind for e in compactor.events] == ["budget"]
     assert "<persisted-output>" in str(out[-1]["content"][0]["content"])
     assert "<0>" + "y" * 30_000 in bytes_on_disk(store.root)
     assert not (tmp_path / "t").exists()  # no summary, no transcript
@@ -194,7 +194,7 @@ def test_snip_fires_only_when_the_list_is_longer_than_max_messages(store, tmp_pa
     out = compactor.prepare(session(15))  # 31 messages
     validate(out)
     assert len(out) <= 21
-    assert [e.layer for e in compactor.events] == ["snip"]
+    assert [e.kind for e in compactor.events] == ["snip"]
 
 
 def test_micro_waits_until_the_estimate_passes_its_fraction_of_the_threshold(store, tmp_path):
@@ -207,7 +207,7 @@ def test_micro_waits_until_the_estimate_passes_its_fraction_of_the_threshold(sto
         [Micro(trigger=0.5)], store=store, transcript_dir=tmp_path / "t", context_window=8_000
     )
     validate(small_window.prepare(messages))
-    assert [e.layer for e in small_window.events] == ["micro"]
+    assert [e.kind for e in small_window.events] == ["micro"]
     assert small_window.events[0].tokens_after < small_window.events[0].tokens_before
 
 
@@ -282,7 +282,7 @@ def test_a_transcript_is_written_before_snip_or_micro_drop_anything(store, tmp_p
     messages = session(30, chars=700)
     layers = [Budget(), Snip(max_messages=20), Micro(), Summary()]
     compactor = Compactor(layers, store=store, transcript_dir=tmp_path / "t", context_window=8_000)
-    compactor.steps(messages)  # a summary layer but no client: only the cheap layers
+    compactor.passes(messages)  # a summary layer but no client: only the cheap layers
     (written,) = sorted((tmp_path / "t").iterdir())
     assert read_transcript(written) == messages
     assert "transcript" in compactor.events[0].detail
@@ -316,7 +316,7 @@ def test_an_unwritable_transcript_folder_means_nothing_is_dropped_and_an_event_s
     compactor = Compactor(layers, store=store, transcript_dir=blocker / "t")
     out = compactor.prepare(messages)
     assert out == messages
-    assert [e.layer for e in compactor.events] == ["snip_skipped", "micro_skipped"]
+    assert [e.kind for e in compactor.events] == ["snip_skipped", "micro_skipped"]
     assert "transcript not written" in compactor.events[0].detail
 
 
@@ -342,7 +342,7 @@ def test_the_breaker_opens_after_three_consecutive_failures_and_says_so(store, t
         out = compactor.prepare(messages)
     assert len(calls) == 3
     assert compactor.breaker_open
-    breaker = [e for e in compactor.events if e.layer == "breaker"]
+    breaker = [e for e in compactor.events if e.kind == "breaker"]
     assert len(breaker) == 1 and "stopped after 3 consecutive failures" in breaker[0].detail
     validate(out)
 
@@ -391,23 +391,22 @@ def test_events_name_turn_layer_and_tokens_and_reach_the_callback(store, tmp_pat
     assert heard[0].tokens_after < heard[0].tokens_before
 
 
-def test_counts_name_every_layer_even_those_that_never_fired(store):
-    compactor = Compactor(store=store)
-    assert compactor.counts() == {
+def test_counts_name_every_layer_of_the_list_even_those_that_never_fired(store):
+    assert Compactor(store=store).counts() == {
         "budget": 0,
-        "snip": 0,
         "micro": 0,
         "summary": 0,
         "reactive": 0,
-        "compact": 0,
+        "compact": 0,  # the summary answers the model's compact tool
     }
+    assert Compactor([Snip(max_messages=40), Micro()], store=store).counts() == {"snip": 0, "micro": 0}
 
 
-def test_steps_show_every_pass_in_order_ending_with_what_prepare_returns(store, tmp_path):
+def test_passes_show_every_pass_in_order_ending_with_what_prepare_returns(store, tmp_path):
     messages = parallel_reads(session(30, chars=700), [30_000])
     layers = [Budget(max_chars=10_000), Snip(max_messages=20), Micro(), Summary(), Reactive()]
     compactor = Compactor(layers, store=store, transcript_dir=tmp_path / "t")
-    passes = compactor.steps(messages)
+    passes = compactor.passes(messages)
     assert [name for name, _ in passes] == [
         "input",
         "budget",
@@ -450,7 +449,7 @@ def test_a_failed_write_keeps_the_output_in_place_and_an_event_says_why(tmp_path
     messages = parallel_reads(session(1), [30_000])
     out = compactor.prepare(messages)
     assert out == messages
-    assert [e.layer for e in compactor.events] == ["budget_failed"]
+    assert [e.kind for e in compactor.events] == ["budget_failed"]
     assert "toolu_p0" in compactor.events[0].detail
 
 
@@ -470,5 +469,5 @@ def test_the_chapters_own_layers_plug_into_the_list_each_with_its_settings(store
     compactor = Compactor(mine, store=store, transcript_dir=tmp_path / "t")
     out = compactor.prepare(messages)
     validate(out)
-    assert len(out) <= 12 and [e.layer for e in compactor.events] == ["budget", "snip", "micro"]
+    assert len(out) <= 12 and [e.kind for e in compactor.events] == ["budget", "snip", "micro"]
     assert "<0>" + "y" * 30_000 in bytes_on_disk(store.root)

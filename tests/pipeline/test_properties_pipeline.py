@@ -92,7 +92,7 @@ def run(session: list[dict], layers: list, window: int, client=None, threshold=N
         validate(out)
         assert_nothing_lost(session, out, store, transcripts)
         for event in compactor.events:
-            assert event.layer in compactor.counts()
+            assert event.kind in compactor.counts()
         return compactor.counts()
 
 

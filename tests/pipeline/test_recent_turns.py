@@ -1,4 +1,4 @@
-"""The recent-turns design: the last N turns, each cut short, ride in a context block."""
+"""The recent-turns design, a layer: the last N turns, each cut short, ride in a context block."""
 
 from __future__ import annotations
 
@@ -6,12 +6,18 @@ import copy
 
 import pytest
 
-import compaction.pipeline.recent_turns as recent_turns_module
+import compaction.layers.recent_turns as recent_turns_module
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.pipeline.recent_turns import CONTEXT_OPEN, RecentTurns, context_block, turn_text
+from compaction.layers.recent_turns import CONTEXT_OPEN, RecentTurns, context_block, turn_text
+from compaction.pipeline.compactor import Compactor
 
 
-def grow(strategy: RecentTurns, turns: int, body=lambda i: f"output {i} " + "." * 900) -> list[dict]:
+def pipeline(layer: RecentTurns, **options) -> Compactor:
+    """A Compactor whose one layer is ``layer``."""
+    return Compactor([layer], **options)
+
+
+def grow(strategy: Compactor, turns: int, body=lambda i: f"output {i} " + "." * 900) -> list[dict]:
     """Drive ``prepare`` like the agent loop does: prepare, then append a call and its result."""
     messages = [user("Make the tests in tests/ pass.")]
     for i in range(turns):
@@ -40,14 +46,14 @@ def test_the_block_shows_only_the_last_n_turns_each_cut_to_max_chars():
 
 
 def test_what_is_sent_stays_small_however_long_the_session_runs():
-    short, long = RecentTurns(keep_turns=3), RecentTurns(keep_turns=3)
+    short, long = pipeline(RecentTurns(keep_turns=3)), pipeline(RecentTurns(keep_turns=3))
     a, b = grow(short, 10), grow(long, 60)
     assert len(b) == 3
     assert abs(len(str(a)) - len(str(b))) < 50
 
 
 def test_the_newest_exchange_is_sent_whole_and_the_list_stays_valid():
-    out = grow(RecentTurns(keep_turns=2, max_chars=100), 8)
+    out = grow(pipeline(RecentTurns(keep_turns=2, max_chars=100)), 8)
     validate(out)
     assert out[-1]["content"][0]["content"].startswith("output 7 ")
     assert len(out[-1]["content"][0]["content"]) > 900
@@ -55,13 +61,13 @@ def test_the_newest_exchange_is_sent_whole_and_the_list_stays_valid():
 
 def test_the_task_survives_but_an_early_error_scrolls_out_of_view():
     body = lambda i: "Traceback: ZeroDivisionError" if i == 0 else f"ok {i}"  # noqa: E731
-    out = grow(RecentTurns(keep_turns=3), 12, body)
+    out = grow(pipeline(RecentTurns(keep_turns=3)), 12, body)
     assert out[0]["content"].startswith("Make the tests in tests/ pass.")
     assert "ZeroDivisionError" not in str(out)
 
 
 def test_prepare_never_mutates_its_input():
-    strategy = RecentTurns(keep_turns=2)
+    strategy = pipeline(RecentTurns(keep_turns=2))
     messages = [user("task")]
     messages = strategy.prepare(messages) + [
         assistant(tool_use("t1", "bash", {"command": "ls"})),
@@ -87,11 +93,18 @@ def test_the_manual_compact_replaces_the_history_with_a_summary(tmp_path, monkey
         return [user(f"[summary] {len(messages)} messages")]
 
     monkeypatch.setattr(recent_turns_module, "compact_history", fake_compact_history, raising=False)
-    strategy = RecentTurns(keep_turns=2, client=object(), transcript_dir=tmp_path)
+    strategy = pipeline(RecentTurns(keep_turns=2), client=object(), transcript_dir=tmp_path)
     messages = grow(strategy, 6)
     messages = messages + [assistant(tool_use("tc", "compact", {})), user(tool_result("tc", "compacting"))]
-    strategy.compact(messages)
+    assert strategy.compact(messages) == messages  # the list goes on; the history changed
     assert len(seen[0]) == 1 + 2 * 6 + 2  # the whole session, not just what was sent
     out = strategy.prepare(messages)
     assert "[summary] 15 messages" in out[0]["content"]
-    assert strategy.compactions == 1
+    assert strategy.counts()["compact"] == 1 and strategy.counts()["recent turns"] == 7  # a pass per call
+
+
+def test_two_pipelines_keep_two_histories():
+    layer = RecentTurns(keep_turns=2)
+    one, two = pipeline(layer), pipeline(layer)  # one layer value, two sessions
+    grow(one, 4)
+    assert "Step" not in str(two.prepare([user("other task")]))

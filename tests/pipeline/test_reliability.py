@@ -236,7 +236,7 @@ def test_every_transcript_written_during_a_compacted_session_reads_back_valid(tm
         connect(context_window=6_000),
         workspace=new_workspace(tmp_path / "ws"),
         max_turns=40,
-        **compactor.agent_hooks(),
+        hooks=compactor.hooks(),
     )
     assert result.error is None, result.error
     files = sorted((tmp_path / "transcripts").glob("*.jsonl"))
@@ -278,7 +278,7 @@ tmp = Path(tempfile.mkdtemp())
 compactor = Compactor(store=OutputStore(tmp / "s"), client=connect(context_window=3_000),
                       transcript_dir=tmp / "t", context_window=3_000, workspace=tmp / "ws")
 result = run_agent(connect(context_window=3_000), workspace=new_workspace(tmp / "ws"), max_turns=40,
-                   **compactor.agent_hooks())
+                   hooks=compactor.hooks())
 assert result.error is None, result.error
 print("turns", len(result.turns), "summaries", compactor.counts()["summary"])
 """

@@ -19,7 +19,7 @@ from compaction.views.plots import token_timeline
 @dataclass
 class Event:
     turn: int
-    layer: str
+    kind: str
 
 
 def records():
@@ -54,7 +54,7 @@ def test_the_window_is_a_horizontal_line_named_in_the_legend():
 
 
 def test_summaries_are_lines_and_cheap_layers_are_ticks_one_row_and_one_legend_entry_each():
-    events = [Event(1, "micro"), {"turn": 2, "layer": "summary"}, Event(2, "micro"), Event(2, "snip")]
+    events = [Event(1, "micro"), {"turn": 2, "kind": "summary"}, Event(2, "micro"), Event(2, "snip")]
     ax = token_timeline(records(), events=events).axes[0]
     summary = line(ax, "summary")
     assert list(summary.get_xdata()) == [2, 2]  # a vertical line at turn 2
@@ -139,7 +139,7 @@ def test_the_same_input_renders_the_same_image():
     "turns, events, message",
     [
         ([{"estimated_tokens": 3}], (), "index"),
-        (records(), [{"turn": 1}], "layer"),
+        (records(), [{"turn": 1}], "kind"),
     ],
 )
 def test_malformed_input_is_refused_with_the_missing_field_named(turns, events, message):

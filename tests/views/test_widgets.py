@@ -544,7 +544,7 @@ def test_a_pass_that_did_nothing_says_which_trigger_held_it_back(compactor):
 
 def test_the_stepper_names_the_transcript_that_holds_the_dropped_range(compactor):
     stepper = PipelineStepper.run(compactor, long_reads())
-    (event,) = [e for e in compactor.events if e.layer == "snip"]
+    (event,) = [e for e in compactor.events if e.kind == "snip"]
     name = event.detail.removeprefix("transcript ")
     assert f"in transcript .transcripts/{name}" in stepper.view(1)._repr_html_()
 
@@ -566,7 +566,7 @@ def test_the_stepper_works_on_the_default_pipeline_and_asks_each_layer_why_it_wa
     """The default list has no snip: the stepper must not look for snip's settings (it once raised)."""
     compactor = Compactor(store=OutputStore(tmp_path / "store"), context_window=8_000)
     small = long_reads(3)
-    stepper = PipelineStepper(compactor.steps(small), compactor=compactor)
+    stepper = PipelineStepper(compactor.passes(small), compactor=compactor)
     assert [name for name, _ in stepper.steps] == ["budget", "micro", "summary"]
     assert stepper.changed == [False, False, False]
     assert stepper.reasons == [layer.why_idle(small, compactor) for layer in compactor.layers[:3]]

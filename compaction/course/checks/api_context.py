@@ -3,7 +3,7 @@
 ``check_clear_edit`` holds the chapter's edit builder to whole-token values of the window, the
 SDK's field shapes, and the offline server's acceptance.
 ``check_cache_breaks`` is differential against ``server_side.cache_breaks_from_usage`` on recorded and
-handmade ledgers. ``check_edits_for_budget`` refuses a trigger that leaves no room below the window
+handmade usage logs. ``check_edits_for_budget`` refuses a trigger that leaves no room below the window
 for the answer the session asks (``run_agent``'s ``max_tokens``), then runs the offline agent under
 the learner's edits, with the server clearing in rounds (its own option), and holds the session to
 a budget of cache breaks without overflowing, and its largest measured request to that same room.
@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
-from compaction.agent.server_side import Ledger, cache_breaks_from_usage, client_keeps, run_managed_session
+from compaction.agent.server_side import UsageLog, cache_breaks_from_usage, client_keeps, run_managed_session
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
@@ -129,17 +129,17 @@ def check_cache_breaks(fn: Callable, recorded: list[tuple[list, list]] = ()) -> 
 BUDGETS = (6, 4)  # 4 is the fewest breaks the course found with every request leaving the answer its room
 
 
-def _why(ledger: Ledger, call: int) -> str:
+def _why(log: UsageLog, call: int) -> str:
     """One break and its cause: the clearing round at that call, or nothing newly cleared."""
-    before, now = ledger.cleared[call - 1], ledger.cleared[call]
-    left = ledger.read[call - 1] + ledger.written[call - 1]
+    before, now = log.cleared[call - 1], log.cleared[call]
+    left = log.read[call - 1] + log.written[call - 1]
     cause = (
         f"a clearing round, {before} -> {now} tool uses cleared" if now != before else "nothing newly cleared"
     )
-    return f"call {call} read back {ledger.read[call]:,} of the {left:,} tokens cached before it ({cause})"
+    return f"call {call} read back {log.read[call]:,} of the {left:,} tokens cached before it ({cause})"
 
 
-def _session(fn: Callable, budget: int, runs: dict) -> tuple[Ledger, object]:
+def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object]:
     """The learner's edits for ``budget``, checked for shape and trigger, and their session (run once)."""
     if budget in runs:
         return runs[budget]
@@ -161,23 +161,23 @@ def _session(fn: Callable, budget: int, runs: dict) -> tuple[Ledger, object]:
 
 
 def _within_budget(fn: Callable, budget: int, runs: dict) -> None:
-    ledger, result = _session(fn, budget, runs)
-    assert result.error is None, f"the session ended early at call {len(ledger.sent)}: {result.error}"
-    breaks = ledger.breaks()
+    log, result = _session(fn, budget, runs)
+    assert result.error is None, f"the session ended early at call {len(log.sent)}: {result.error}"
+    breaks = log.breaks()
     more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
     assert len(breaks) <= budget, (
         f"{len(breaks)} cache breaks, budget {budget}: "
-        + "; ".join(_why(ledger, i) for i in breaks[:3])
+        + "; ".join(_why(log, i) for i in breaks[:3])
         + more
     )
-    assert sum(ledger.cleared) > 0, say("nothing was ever cleared")
+    assert sum(log.cleared) > 0, say("nothing was ever cleared")
 
 
 def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
-    ledger, _ = _session(fn, budget, runs)
+    log, _ = _session(fn, budget, runs)
     room = WINDOW - ANSWER_TOKENS
-    peak = max(ledger.sent, default=0)
-    call = ledger.sent.index(peak) if ledger.sent else 0
+    peak = max(log.sent, default=0)
+    call = log.sent.index(peak) if log.sent else 0
     assert peak <= room, (
         f"call {call} sent {peak:,} input tokens: with max_tokens {ANSWER_TOKENS:,} its answer had "
         f"{WINDOW - peak:,} of the {WINDOW:,}-token window; every request must stay at most {room:,} "

@@ -30,8 +30,8 @@ def opened_at(events: Sequence[CompactionEvent], max_failures: int = 3) -> int |
     """The check's reference: the turn at which the package's breaker opens, or None."""
     breaker = CircuitBreaker(max_failures)
     for event in events:
-        if event.layer in COUNTED:
-            breaker.record(success=event.layer == "summary")
+        if event.kind in COUNTED:
+            breaker.record(success=event.kind == "summary")
             if breaker.is_open:
                 return event.turn
     return None
@@ -112,7 +112,7 @@ def check_breaker_opened_at(fn: Callable[..., int | None]) -> CheckReport:
             got, want = fn(list(events), max_failures=limit), opened_at(events, limit)
             if got == want:
                 return
-            shown = " ".join(f"{e.turn}:{e.layer}" for e in events) or "(none)"
+            shown = " ".join(f"{e.turn}:{e.kind}" for e in events) or "(none)"
             if want is None:
                 raise AssertionError(f"events {shown}: said it opened at turn {got}; it never opens")
             raise AssertionError(

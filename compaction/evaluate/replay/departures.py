@@ -3,9 +3,9 @@
 Every compaction of a run becomes a row: the turn, the layer, the tokens it freed, and the place
 that holds what left: the output store (``.task_outputs``) for a persisted result, the transcript
 the pipeline writes before a snip, a clearing or a summary (``.transcripts``), or the session file
-itself when only its own recorded messages left (the pipeline writes no copy of those). Masking and recent
-turns keep no copy of their own: what they drop is still in the recorded session file, and the
-row says so.
+itself when only its own recorded messages left (the pipeline writes no copy of those). Recent
+turns keeps no copy of its own: what it drops is still in the recorded session file, and the row
+says so.
 """
 
 from __future__ import annotations
@@ -48,16 +48,16 @@ def departures(run: StrategyRun, source: str | Path = "") -> list[Departure]:
     for event in run.events:
         if event.tokens_after >= event.tokens_before:
             continue  # failures, the breaker, skipped passes: nothing left
-        if event.layer != "budget" and event.saved_to:  # a transcript, or the recorded session file
+        if event.kind != "budget" and event.saved_to:  # a transcript, or the recorded session file
             place = event.saved_to
-        elif event.layer in PLACE:
-            where = run.workdir / PLACE[event.layer]
+        elif event.kind in PLACE:
+            where = run.workdir / PLACE[event.kind]
             if event.detail.startswith("transcript "):
                 where = where / event.detail.removeprefix("transcript ")
             place = str(where)
         else:
             place = NOT_SAVED + str(source)
-        rows.append(Departure(event.turn, event.layer, event.tokens_before, event.tokens_after, place))
+        rows.append(Departure(event.turn, event.kind, event.tokens_before, event.tokens_after, place))
     return rows
 
 

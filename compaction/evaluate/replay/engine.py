@@ -7,8 +7,8 @@ and, if still over, is refused as the API would refuse it; ``none`` goes on, to 
 it gets). A strategy that cannot bring a request under the window (its summary failed, or the
 first message alone is over the window) ends "refused at turn N: why", never with an exception.
 ``replay`` keeps a row per request for the timeline, the peak request for the gauge, the events
-of strategies without a Compactor (from their passes), a work folder that is kept (so what left
-can be opened), and any client (``--backend``). ``replay_messages`` is the same run in a temporary
+of the strategy's Compactor, a work folder that is kept (so what left can be opened), and any
+client (``--backend``). ``replay_messages`` is the same run in a temporary
 folder with the offline summarizer, measured as the evaluation's ``Replay``.
 Recorded replies are replayed as they were: a compacted context does not change what the agent
 did next, which only a live run measures (``turns.replay_offline``).
@@ -38,12 +38,10 @@ from compaction.evaluate.replay.turns import (
     replayed_requests,
     turn_slices,
 )
-from compaction.evaluate.strategies import ON_REQUEST, Passes, build
+from compaction.evaluate.strategies import build
 from compaction.importers import ImportedSession
 
 DEFAULT = ("none", "masking 10", "summary only", "pipeline")
-# strategies that take Compactor settings
-WITH_COMPACTOR = ("summary only", "pipeline", "hybrid", *ON_REQUEST)
 PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
 INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
@@ -110,7 +108,7 @@ class StrategyRun:
         """Layer -> how many times it fired, for the layers that did."""
         counts: dict[str, int] = {}
         for event in self.events:
-            counts[event.layer] = counts.get(event.layer, 0) + 1
+            counts[event.kind] = counts.get(event.kind, 0) + 1
         return counts
 
 
@@ -137,20 +135,6 @@ def turn_index(session: Sequence[dict]) -> list[int]:
     return out + [max(len(slices), 1)] * (len(session) - len(out))
 
 
-class PassEvents:
-    """Events from the passes of strategies that have no Compactor (masking, recent turns)."""
-
-    def __init__(self, tokens: Tokens):
-        self.counter, self.turn = SharedCounter(tokens), 0
-        self.events: list[CompactionEvent] = []
-
-    def __call__(self, kind: str, passes: Passes) -> None:
-        for (_, before), (name, after) in zip(passes, passes[1:], strict=False):
-            if after is not before and after != before:
-                size = self.counter.estimate(before), self.counter.estimate(after)
-                self.events.append(CompactionEvent(self.turn, name, *size))
-
-
 def replay(
     session: Sequence[dict],
     strategy: str,
@@ -173,30 +157,25 @@ def replay(
     recording = RecordingClient(client)
     tokens, watch = Tokens(), ProbeWatch(probes)
     settings = dict(settings or {})
-    if strategy in WITH_COMPACTOR:
-        settings.setdefault("counter", SharedCounter(tokens))
-        if source is not None:
-            settings.setdefault("recorded", (str(source), session))
-    keeper = build(strategy, window=window, client=recording, folder=workdir, settings=settings or None)
-    passes = PassEvents(tokens)
-
-    def observe(kind: str, steps: Passes) -> None:
-        watch(kind, steps)
-        if keeper.compactor is None:
-            passes(kind, steps)
-
-    keeper.on_passes = observe
+    settings.setdefault("counter", SharedCounter(tokens))
+    if source is not None:
+        settings.setdefault("recorded", (str(source), session))
+    compactor = build(strategy, window=window, client=recording, folder=workdir, settings=settings)
+    compactor.on_passes = watch
     run = StrategyRun(strategy, window, Path(workdir))
     slices = turn_slices(session)
     context: list[dict] = []
     agent_requests: list[int] = []  # index in recording.requests of each replayed request
     peak = -1
 
-    def start(turn: int) -> None:  # the turn events and lost probes are charged to
-        watch.turn = passes.turn = turn
+    def start(turn: int) -> None:  # the turn lost probes are charged to
+        watch.turn = turn
 
     counter = SharedCounter(tokens)  # the request's size, paying only for what changed since the last
-    for sent in replayed_requests(session, keeper, recording, window=window, counter=counter, on_start=start):
+    requests = replayed_requests(
+        session, compactor, recording, name=strategy, window=window, counter=counter, on_start=start
+    )
+    for sent in requests:
         context, run.received = sent.context, sent.received
         if sent.refused:
             run.refused = sent.refused
@@ -222,10 +201,9 @@ def replay(
     over = run.over_window
     run.outcome = run.outcome or (f"over the window from turn {over}" if over else f"{len(run.turns)} turns")
     run.final = context
-    run.events = keeper.events if keeper.compactor is not None else passes.events
-    run.breaker_open = keeper.compactor is not None and keeper.compactor.breaker_open
-    run.loop_stopped = keeper.compactor is not None and keeper.compactor.stopped is not None
-    run.requests, run.counts = list(recording.requests), keeper.counts()
+    run.events = list(compactor.events)
+    run.breaker_open, run.loop_stopped = compactor.breaker_open, compactor.stopped is not None
+    run.requests, run.counts = list(recording.requests), compactor.counts()
     if probes:
         held, run.unreached = probe_reach(probes, session[: run.received], session, stopped=bool(run.refused))
         run.score = score([p for p in probes if p.id in held], context)
@@ -265,7 +243,7 @@ def replay_messages(
             strategy,
             run.requests,
             run.counts,
-            run.events if strategy in WITH_COMPACTOR else [],  # as the evaluation counts: the Compactor's
+            run.events,
             label=label,
             window=window,
             outcome=run.outcome,

@@ -199,18 +199,18 @@ def timeline(run: StrategyRun, replay: SessionReplay) -> str:
                 f'<text x="{W - PAD + 2}" y="{y(value) + 4:.1f}" font-size="10">{name}</text>'
             )
     for event in run.events:
-        if event.layer in FAILURES:  # nothing left the context: a failure, drawn as one
+        if event.kind in FAILURES:  # nothing left the context: a failure, drawn as one
             parts.append(
-                f'<line class="failure" data-layer="{t(event.layer)}" x1="{x(event.turn):.1f}" '
+                f'<line class="failure" data-layer="{t(event.kind)}" x1="{x(event.turn):.1f}" '
                 f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{LINES["error"]}" '
                 f'stroke-dasharray="1 3" stroke-width="2"><title>turn {event.turn}: '
-                f"{t(event.layer.replace('_', ' '))}: {t(event.detail)}</title></line>"
+                f"{t(event.kind.replace('_', ' '))}: {t(event.detail)}</title></line>"
             )
             continue
         parts.append(
-            f'<line class="event" data-layer="{t(event.layer)}" x1="{x(event.turn):.1f}" '
-            f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{colour(event.layer)}" '
-            f'stroke-width="2"><title>turn {event.turn}: {t(event.layer)} {event.tokens_before:,} -> '
+            f'<line class="event" data-layer="{t(event.kind)}" x1="{x(event.turn):.1f}" '
+            f'x2="{x(event.turn):.1f}" y1="{PAD}" y2="{H - PAD}" stroke="{colour(event.kind)}" '
+            f'stroke-width="2"><title>turn {event.turn}: {t(event.kind)} {event.tokens_before:,} -> '
             f"{event.tokens_after:,} {t(event.detail)}</title></line>"
         )
     for c in replay.session.earlier_compactions:

@@ -33,8 +33,9 @@ from compaction.core.messages import tool_use_blocks
 from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
-from compaction.evaluate.strategies import Keeper, Passes, build
+from compaction.evaluate.strategies import build
 from compaction.offline.scripted.state import last_marker
+from compaction.pipeline.compactor import Compactor, Passes
 
 
 @dataclass
@@ -76,7 +77,7 @@ class Replay:
         freed: dict[str, int] = {}
         for e in self.events:
             if e.tokens_before > e.tokens_after:
-                freed[e.layer] = freed.get(e.layer, 0) + e.tokens_before - e.tokens_after
+                freed[e.kind] = freed.get(e.kind, 0) + e.tokens_before - e.tokens_after
         return freed
 
 
@@ -178,7 +179,7 @@ def replay_offline(
         workspace = new_workspace(Path(tmp) / "workspace")
         server_window = SAMPLE_WINDOW if strategy == "none" else window
         client = RecordingClient(connect("offline", context_window=server_window, seed=seed))
-        keeper = build(
+        compactor = build(
             strategy,
             window=window,
             client=client,
@@ -198,8 +199,10 @@ def replay_offline(
             if on_turn is not None:
                 on_turn(record)
 
-        keeper.on_passes = watched
-        result = run_agent(client, workspace=workspace, max_turns=turns, on_turn=counted, **keeper.hooks())
+        compactor.on_passes = watched
+        result = run_agent(
+            client, workspace=workspace, max_turns=turns, on_turn=counted, hooks=compactor.hooks()
+        )
         recorder.see(result.messages)
         answered = [t for t in result.turns if t.input_tokens is not None]
         if result.error is not None:
@@ -210,10 +213,10 @@ def replay_offline(
         else:
             outcome = f"{len(answered)} turns"
         return finish(
-            keeper.name,
+            strategy,
             client.requests,
-            keeper.counts(),
-            keeper.events,
+            compactor.counts(),
+            compactor.events,
             label=label,
             window=window,
             outcome=outcome,
@@ -259,26 +262,28 @@ def first_message_too_big(session: Sequence[dict], window: int, counter: SharedC
 
 def replayed_requests(
     session: Sequence[dict],
-    keeper: Keeper,
+    compactor: Compactor,
     client: RecordingClient,
     *,
+    name: str,
     window: int,
     counter: SharedCounter,
     on_start: Callable[[int], None] | None = None,
 ) -> Iterator[Sent]:
-    """Each request of a recorded session as ``keeper`` would send it; stops after a refused one.
+    """Each request of a recorded session as strategy ``name``'s ``compactor`` would send it; stops after a
+    refused one.
 
     Before each recorded model call (``on_start(turn)`` first), what arrived since is appended to
     what the strategy left and the strategy prepares it again. A request over the window gets the
     strategy's reactive hook once; one still over, or one the strategy could not compact (its
     summary failed), is yielded as refused with the reason and ends the replay, except under
-    ``none``, which goes on to show how far over it gets. A first message alone over the window is
-    refused before turn 1. Each request not refused is recorded in ``client.requests`` and observed
-    by the Compactor as if the API had counted it.
+    ``none``, the reference, which goes on to show how far over it gets. A first message alone over
+    the window is refused before turn 1. Each request not refused is recorded in ``client.requests``
+    and observed by the Compactor as if the API had counted it.
     """
-    reactive = keeper.hooks().get("on_prompt_too_long")
+    reactive, reference = compactor.hooks().on_prompt_too_long, name == "none"
     context: list[dict] = []
-    too_big = first_message_too_big(session, window, counter) if keeper.name != "none" else ""
+    too_big = first_message_too_big(session, window, counter) if not reference else ""
     if too_big:
         yield Sent(1, context, 0, refused=too_big)
         return
@@ -286,14 +291,14 @@ def replayed_requests(
         if on_start is not None:
             on_start(n)
         try:
-            context = keeper.prepare(context + list(session[start:end]))
+            context = compactor.prepare(context + list(session[start:end]))
         except (SummaryFailed, ValueError) as exc:  # a strategy that cannot make the list smaller
-            why = f"{keeper.name} failed: {_why(exc)}"
+            why = f"{name} failed: {_why(exc)}"
             yield Sent(n, context, counter.estimate(context), refused=why, received=start)
             return
         size = counter.estimate(context)
         over = f"the request is {size:,} tokens, over the window of {window:,}"
-        if size > window and keeper.name != "none" and reactive is not None:
+        if size > window and not reference and reactive is not None:
             try:
                 context = reactive(
                     context, RuntimeError(f"prompt is too long: {size} tokens > {window} maximum")
@@ -304,12 +309,11 @@ def replayed_requests(
                 return
             size = counter.estimate(context)
             over = f"after reactive compaction the request is still {size:,} tokens, over {window:,}"
-        if size > window and keeper.name != "none":
+        if size > window and not reference:
             yield Sent(n, context, size, refused=over, received=end)
             return
         client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
-        if keeper.compactor is not None:
-            keeper.compactor.observe(context, {"input_tokens": size})
+        compactor.observe(context, {"input_tokens": size})
         yield Sent(n, context, size, received=end)
 
 

@@ -71,9 +71,9 @@ class PipelineStepper:
 
     @classmethod
     def run(cls, compactor: Any, messages: list[dict], **options: Any) -> PipelineStepper:
-        """Run ``compactor.steps(messages)`` once and step through it, with that call's events."""
+        """Run ``compactor.passes(messages)`` once and step through it, with that call's events."""
         seen = len(compactor.events)
-        steps = compactor.steps(messages)
+        steps = compactor.passes(messages)
         return cls(steps, compactor=compactor, events=compactor.events[seen:], **options)
 
     # ------------------------------------------------------------ per pass
@@ -90,7 +90,7 @@ class PipelineStepper:
         for name, _ in self.steps:
             for event in self.events:
                 saved = str(getattr(event, "saved_to", "") or "")
-                if getattr(event, "layer", None) == name and saved:
+                if getattr(event, "kind", None) == name and saved:
                     latest = f"{Path(saved).parent.name}/{Path(saved).name}"  # the folder and the file
             out.append(latest)
         return out
