@@ -3,11 +3,11 @@
 Each layer writes its own kind, and other code (the next layer, the widgets, the summary request,
 the offline model) must recognise it, so each format is defined once here with its recogniser:
 
-- budget (L3): a ``<persisted-output>`` marker with the stored path and a preview;
-- snip (L1): ``[snip] N earlier messages were removed ...``, quoting the user's request if it went;
-- micro (L2): ``[Old tool result cleared: read_file of app.py. Read the file again ...]``, then
+- budget: a ``<persisted-output>`` marker with the stored path and a preview;
+- snip: ``[snip] N earlier messages were removed ...``, quoting the user's request if it went;
+- micro: ``[Old tool result cleared: read_file of app.py. Read the file again ...]``, then
   the lines of the result the agent used later, when the layer keeps them (``compaction.core.used``);
-- summary (L4): the continuation note that opens a compacted list and names the transcript;
+- summary: the continuation note that opens a compacted list and names the transcript;
 - restoration: ``[Restored after compaction: path, N lines, ...]`` heading a restored file.
 
 Deliberately left out: when a layer writes them (the layers decide) and the API's own clearing
@@ -186,13 +186,7 @@ def restored_path(text: Any) -> str | None:
     return found.group(1) if found else None
 
 
-# ------------------------------------------------------------ any of them
+# ------------------------------------------------------------ other agents'
 
 # ours, then the forms other agents' sessions use for what they removed ([snipped ...], [Earlier ...])
 FOREIGN_HEADS = ("[snipped", "[Earlier tool result")
-HEADS = (MARKER_OPEN, SNIP_HEAD, CLEARED_HEAD, CONTINUATION_HEAD, RESTORED, *FOREIGN_HEADS)
-
-
-def is_placeholder(text: Any) -> bool:
-    """True when a text starts like any placeholder or marker the layers write."""
-    return isinstance(text, str) and text.startswith(HEADS)

@@ -1,4 +1,4 @@
-"""L3 tool_result_budget: move the largest tool results of the newest user message to disk.
+"""tool_result_budget: move the largest tool results of the newest user message to disk.
 
 When the tool results of the newest user message hold more than ``max_chars`` characters in all,
 the largest are written to an ``OutputStore`` one by one, largest first, until the rest fits. Each
@@ -83,7 +83,7 @@ def newest_results_chars(messages: Sequence[dict]) -> int:
 
 @dataclass(frozen=True, repr=False)
 class Budget(Layer):
-    """L3: the newest tool results over ``max_chars`` characters: the largest go to the pipeline's store."""
+    """The newest tool results over ``max_chars`` characters: the largest go to the pipeline's store."""
 
     name: ClassVar[str] = "budget"
     transcript_first: ClassVar[bool] = False  # what it moves out is in the store, not lost

@@ -1,4 +1,4 @@
-"""L1 snip_compact: keep the head and the tail of a long conversation, drop the middle.
+"""snip_compact: keep the head and the tail of a long conversation, drop the middle.
 
 A cut between two messages is pair-safe when the message before it asks for no tool, so every cut
 just before an assistant message is safe (user messages never hold a ``tool_use``). The head
@@ -90,7 +90,7 @@ def snip_compact(messages: list[dict], *, max_messages: int = 50, keep_head: int
 
 @dataclass(frozen=True, repr=False)
 class Snip(Layer):
-    """L1: a list of more than ``max_messages`` messages is cut to ``keep_to``, head and tail kept.
+    """A list of more than ``max_messages`` messages is cut to ``keep_to``, head and tail kept.
 
     Cutting below the trigger makes snip fire once every few turns, not on every turn once the list
     is long (each snip breaks the prompt cache). ``keep_to`` defaults to three fifths of

@@ -31,6 +31,7 @@ from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.replay.turns import (
     ProbeWatch,
+    Ran,
     RecordingClient,
     Replay,
     finish,
@@ -239,16 +240,11 @@ def replay_messages(
         if not run.refused:  # the last answer, as it came
             slices = turn_slices(session)
             final = final + session[slices[-1][1] if slices else 0 :]
+        turns = run.turns[-1].turn if run.turns else 0
         return finish(
-            strategy,
-            run.requests,
-            run.counts,
-            run.events,
+            Ran(strategy, run.requests, run.counts, run.events, run.outcome, turns, final),
             label=label,
             window=window,
-            outcome=run.outcome,
-            turns=run.turns[-1].turn if run.turns else 0,
-            final=final,
             full=session,
             received=session[: run.received],
             probes=probes,

@@ -99,17 +99,24 @@ def probe_reach(
     return held, [p.id for p in probes if p.id in held and p.id not in seen]
 
 
+@dataclass(frozen=True)
+class Ran:
+    """What one run of a strategy did: what it sent, what its layers did, how it ended, its last context."""
+
+    strategy: str
+    requests: Sequence[Request]  # every request that reached the model, summary requests included
+    counts: dict[str, int]  # layer -> times it fired
+    events: list[CompactionEvent]
+    outcome: str
+    turns: int  # model calls of the agent that were answered
+    final: list[dict]  # the context at the end
+
+
 def finish(
-    strategy: str,
-    requests: Sequence[Request],
-    counts: dict[str, int],
-    events: list[CompactionEvent],
+    ran: Ran,
     *,
     label: str,
     window: int,
-    outcome: str,
-    turns: int,
-    final: list[dict],
     full: list[dict],
     probes: Sequence[Probe],
     lost: dict[str, tuple[int, str]],
@@ -120,6 +127,7 @@ def finish(
 ) -> Replay:
     """The figures of one replay, from what it sent, what it did and what it ended with."""
     tokens = tokens or Tokens()  # the replay's own cache, when it counted the messages already
+    requests, outcome, final = ran.requests, ran.outcome, ran.final
     agent = [r for r in requests if not r.summary]
     peak = max((r.framing + sum(tokens(m) for m in r.messages) for r in agent), default=0)
     reads = [u for m in full for u in tool_use_blocks(m) if u.get("name") in ("read_file", "Read")]
@@ -137,19 +145,19 @@ def finish(
     held, unreached = probe_reach(probes, seen, None if live else full, stopped=stopped)
     marker = last_marker(full)
     return Replay(
-        strategy=strategy,
+        strategy=ran.strategy,
         session=label,
         window=window,
         outcome=outcome,
-        turns=turns,
+        turns=ran.turns,
         peak=peak,
         final=final,
         final_tokens=sum(tokens(m) for m in final),
         full=full,
         full_tokens=sum(tokens(m) for m in full),
         cost=price(list(requests), tokens),
-        counts=counts,
-        events=events,
+        counts=ran.counts,
+        events=ran.events,
         saved=saved,
         rereads=len(paths) - len(set(paths)) if live else None,
         progress=marker[0] if marker else None,
@@ -212,16 +220,19 @@ def replay_offline(
             outcome = f"over the window from turn {over}" if over else f"{len(answered)} turns"
         else:
             outcome = f"{len(answered)} turns"
-        return finish(
+        ran = Ran(
             strategy,
             client.requests,
             compactor.counts(),
             compactor.events,
+            outcome,
+            len(answered),
+            result.messages,
+        )
+        return finish(
+            ran,
             label=label,
             window=window,
-            outcome=outcome,
-            turns=len(answered),
-            final=result.messages,
             full=recorder.session,
             probes=probes,
             lost=watch.lost,
