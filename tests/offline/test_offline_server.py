@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compaction.agent.backend import connect
+from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer, shared_server
@@ -65,8 +66,8 @@ def test_a_round_trip_through_the_real_sdk_returns_an_api_shaped_message():
     assert response.usage.output_tokens > 0
 
 
-def test_with_tools_offered_the_model_answers_with_tool_use():
-    response = create(connect(), [user("Fix the tests.")], tools=TOOLS)
+def test_with_the_course_tools_offered_the_model_answers_with_tool_use():
+    response = create(connect(), [user("Fix the tests.")], tools=TOOL_DEFINITIONS)
     assert response.stop_reason == "tool_use"
     assert [b.type for b in response.content][0] == "text"
     assert any(b.type == "tool_use" and b.id.startswith("toolu_") for b in response.content)
@@ -120,7 +121,7 @@ def test_two_assistant_turns_in_a_row_are_merged_too():
     messages = [user("go"), assistant("Let me look.")]
     messages.append(assistant(tool_use("toolu_n", "bash", {"command": "ls"})))
     messages.append(user(tool_result("toolu_n", "a.py")))
-    assert create(connect(), messages, tools=TOOLS).stop_reason == "tool_use"
+    assert create(connect(), messages, tools=TOOL_DEFINITIONS).stop_reason == "tool_use"
 
 
 def test_a_first_message_from_the_assistant_is_refused():

@@ -318,16 +318,24 @@ def _of_type(kind: str, schema: dict, root: Any, prefer: Prefer, index: int, dep
 
 
 def _number(schema: dict, kind: str, index: int) -> int | float:
-    low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-    if "exclusiveMinimum" in schema and low <= schema["exclusiveMinimum"]:
-        low = schema["exclusiveMinimum"] + (1 if kind == "integer" else 0.5)
-    high = schema.get("maximum", schema.get("exclusiveMaximum"))
-    start = max(low, 1) if high is None or high >= 1 else low
+    """The first multiple of ``multipleOf`` from 1, else from the lower bound, else between the bounds."""
+    lows = [schema["minimum"]] if "minimum" in schema else []
+    if "exclusiveMinimum" in schema:
+        above = schema["exclusiveMinimum"]
+        lows.append(math.floor(above) + 1 if kind == "integer" else above + 0.5)
+    low = max(lows, default=0)
+    highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if k in schema]
+    starts = [max(low, 1), low] + ([(low + min(highs)) / 2] if highs and kind == "number" else [])
     step = schema.get("multipleOf")
-    value = math.ceil(start / step) * step if step else start
-    if kind == "integer":
-        value = math.ceil(value)
-    return value + index * (step or 1)
+    value: int | float = low
+    for start in starts:
+        value = math.ceil(start / step) * step if step else start
+        if kind == "integer":
+            value = math.ceil(value)
+        value += index * (step or 1)
+        if _numbers(schema, value, schema, "") is None:
+            return value
+    return value
 
 
 def _string(schema: dict, index: int) -> str:
