@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from compaction.core.messages import blocks
+from compaction.core.messages import tool_use_blocks
 from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline.scripted import scenario
@@ -268,7 +268,7 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     model = str(body["model"])
     view, applied, compact = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
     used = _within_window(counts, headers, request, view, model)
-    taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
+    taken = {b["id"] for m in request.messages for b in tool_use_blocks(m)}
     content: list[dict] = []
     iterations: list[dict] = []
     stop_reason = None
