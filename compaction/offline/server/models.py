@@ -1,7 +1,8 @@
 """``GET /v1/models`` and ``GET /v1/models/{model}``: the window the server enforces, and what it emulates.
 
 The answer has the SDK's ``BetaModelInfo`` shape (``anthropic/types/beta/beta_model_info.py``; the
-non-beta ``ModelInfo`` reads the same object and ignores ``capabilities.compaction``). Its
+non-beta ``ModelInfo``, ``anthropic/types/model_info.py``, reads the same object and ignores
+``capabilities.compaction``). Its
 ``max_input_tokens``, the "maximum input context window size in tokens for this model", is the window at
 which this server refuses a request: the asking client's (its ``x-compaction-window`` header, 200,000
 tokens by default), so a notebook reads its window with ``client.models.retrieve(model).max_input_tokens``
