@@ -107,11 +107,16 @@ def test_below_the_trigger_nothing_is_compacted_and_the_default_trigger_is_15000
     assert ask(server, session, compact(trigger=tokens(session) - 1)).content[0].type == "compaction"
 
 
-def test_instructions_join_the_summary_request(server):
+def test_instructions_replace_the_summary_prompt_and_keep_their_focus(server):
     session = tool_session(12)
     plain = ask(server, session, compact(pause_after_compaction=True))
-    told = ask(server, session, compact(pause_after_compaction=True, instructions="Keep every file name."))
-    assert told.usage.iterations[0].input_tokens > plain.usage.iterations[0].input_tokens
+    told = ask(server, session, compact(pause_after_compaction=True, instructions="Keep m3.py only."))
+    # "completely replace the default prompt": the request carries the short instructions, not the prompt
+    assert told.usage.iterations[0].input_tokens < plain.usage.iterations[0].input_tokens
+    summary = told.content[0].content
+    assert summary.startswith("Summarized following the instructions: Keep m3.py only.")
+    files = summary.split("3. Files and Code Sections:")[1].split("4. Errors")[0]
+    assert "m3.py" in files and "m4.py" not in files
 
 
 def test_a_block_with_null_content_is_a_no_op(server):

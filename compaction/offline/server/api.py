@@ -274,7 +274,7 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     stop_reason = None
     if compact is not None and used > compact.trigger:
         summary_request = server_compaction.summary_request(view, compact.instructions)
-        block = server_compaction.compaction_block(summary_request)
+        block = server_compaction.compaction_block(summary_request, compact.instructions)
         iterations.append(  # uncached: the server's own choice (see server_compaction)
             {
                 "type": "compaction",
