@@ -3,20 +3,24 @@
 The ``compaction`` parameter is refused without its beta header and with ``context_management``;
 the answer holds only a signed compaction block with ``stop_reason`` "compaction" and usage as
 ``compact_20260112`` reports it; the block is sent back first in ``messages`` and the agent carries
-on; an edited signed block is refused, an unsigned one accepted, a null one ignored; instructions
-replace the prompt and the offline summarizer keeps the focus they name; count_tokens ignores it.
+on; an edited, unsigned, forged, misplaced or doubled block raises the SDK's typed exception
+(``CompactionContentMismatchError`` ...), a null one is ignored; a summary that cannot end normally
+answers 200 with empty content; instructions replace the prompt and the offline summarizer keeps the
+focus they name; count_tokens ignores it.
 """
 
 from __future__ import annotations
 
 import anthropic
 import pytest
+from anthropic import types as sdk_types
 from anthropic.types.beta import BetaMessage
 from api_sessions import CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.offline import OfflineServer
 from compaction.offline.scripted.focus import focus_terms
+from compaction.offline.server.api import HEADER_WINDOW
 from compaction.offline.server.caching import ManualClock
 from compaction.offline.server.on_demand import BETA_ON_DEMAND, sign
 
@@ -29,9 +33,9 @@ def server():
         yield running
 
 
-def create(server, messages, *, betas=BETAS, **params) -> BetaMessage:
+def create(server, messages, *, betas=BETAS, max_tokens=4096, **params) -> BetaMessage:
     raw = client_for(server).beta.messages.with_raw_response.create(
-        model=MODEL, max_tokens=64, messages=messages, tools=TOOLS, betas=list(betas), **params
+        model=MODEL, max_tokens=max_tokens, messages=messages, tools=TOOLS, betas=list(betas), **params
     )
     strict(BetaMessage, raw.http_response.json())  # every field the SDK's type requires, well typed
     return raw.parse()
@@ -101,16 +105,134 @@ def test_the_block_sent_back_first_carries_the_agent_on(server):
     assert create(server, after).stop_reason in ("tool_use", "end_turn")
 
 
-def test_an_edited_signed_block_is_refused_naming_the_field(server):
-    block = create(server, tool_session(2), compaction={"type": "summarize"}).content[0].to_dict()
+def summary_block(server, turns: int = 2) -> dict:
+    """A block as the server returned it, ready to be sent back."""
+    return create(server, tool_session(turns), compaction={"type": "summarize"}).content[0].to_dict()
+
+
+def typed(server, error: type, messages: list, **params) -> anthropic.BadRequestError:
+    """The SDK's typed exception for a refused request, with the error code in the body."""
+    with pytest.raises(error) as caught:
+        create(server, messages, **params)
+    assert caught.value.body["error"]["details"]["error_code"] == caught.value.error_code
+    return caught.value
+
+
+def test_an_edited_block_raises_the_sdks_content_mismatch(server):
+    block = summary_block(server)
     edited = {**block, "content": block["content"] + "\nThe user also wants a pony."}
-    message = refusal(server, [assistant(edited), user("Go on.")])
-    assert message.startswith("messages.0.content.0.signature: ")
+    error = typed(server, sdk_types.CompactionContentMismatchError, [assistant(edited), user("Go on.")])
+    assert error.error_code == "compaction_content_mismatch"
+    assert error.body["error"]["message"] == (
+        "messages.0.content.0: `compaction` block `content` does not match its `signature`"
+    )
 
 
-def test_an_unsigned_block_is_the_clients_own_summary_and_accepted(server):
-    own = {"type": "compaction", "content": "The user asked to review every module. [step 1]"}
-    assert create(server, [assistant(own), user("Go on.")]).stop_reason in ("tool_use", "end_turn")
+def test_an_unsigned_block_under_the_on_demand_beta_raises_signature_invalid(server):
+    unsigned = {k: v for k, v in summary_block(server).items() if k != "signature"}
+    error = typed(server, sdk_types.CompactionSignatureInvalidError, [assistant(unsigned), user("Go on.")])
+    assert error.body["error"]["message"].startswith("messages.0.content.0.signature: Field required")
+
+
+@pytest.mark.parametrize("forged", ["not base64!", "AAAA", "QUJD" * 30])
+def test_a_forged_signature_raises_signature_invalid(server, forged):
+    block = {**summary_block(server), "signature": forged}
+    typed(server, sdk_types.CompactionSignatureInvalidError, [assistant(block), user("Go on.")])
+
+
+def test_edited_tool_changes_raise_tool_changes_mismatch(server):
+    block = {
+        **summary_block(server),
+        "tool_changes": [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "bash"}}],
+    }
+    typed(server, sdk_types.CompactionToolChangesMismatchError, [assistant(block), user("Go on.")])
+
+
+def test_summarized_messages_left_in_front_raise_block_misplaced(server):
+    block = summary_block(server)
+    error = typed(
+        server, sdk_types.CompactionBlockMisplacedError, [user("Review every module."), assistant(block)]
+    )
+    assert error.body["error"]["message"].startswith("messages.1.content.0: the `compaction` block is not")
+
+
+def test_two_blocks_with_content_raise_block_ambiguous(server):
+    first, second = summary_block(server, 2), summary_block(server, 3)
+    typed(server, sdk_types.CompactionBlockAmbiguousError, [assistant(first, second), user("Go on.")])
+
+
+def test_a_compaction_request_ending_on_an_unanswered_call_raises_incomplete_turn(server):
+    pending = [
+        user("Review every module."),
+        assistant(tool_use("toolu_open", "read_file", {"path": "m0.py"})),
+    ]
+    typed(server, sdk_types.CompactionIncompleteTurnError, pending, compaction={"type": "summarize"})
+
+
+def test_a_compaction_request_with_nothing_in_it_raises_nothing_to_summarize(server):
+    nothing = [assistant({"type": "compaction", "content": None})]
+    typed(server, sdk_types.CompactionNothingToSummarizeError, nothing, compaction={"type": "summarize"})
+
+
+def test_a_field_the_api_did_not_return_is_refused_by_name(server):
+    block = {**summary_block(server), "citations": None}
+    message = refusal(server, [assistant(block), user("Go on.")])
+    assert message == "messages.0.content.0.compaction.citations: Extra inputs are not permitted"
+
+
+def test_a_threshold_block_carries_no_signature_and_is_accepted_with_its_edit(server):
+    own = {"type": "compaction", "content": "The user asked to review every module."}
+    edits = {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 150_000}}]}
+    answer = create(
+        server, [assistant(own), user("Go on.")], betas=["compact-2026-01-12"], context_management=edits
+    )
+    assert answer.stop_reason in ("tool_use", "end_turn")
+    signed = summary_block(server)
+    message = refusal(
+        server,
+        [assistant(signed), user("Go on.")],
+        betas=[*BETAS, "compact-2026-01-12"],
+        context_management=edits,
+    )
+    assert "can't run on a request that carries a signed `compaction` block" in message
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"stop_sequences": ["END"]}, "stop_sequences"),
+        ({"tool_choice": {"type": "any"}}, "tool_choice"),
+        (
+            {"output_config": {"task_budget": {"type": "tokens", "total": 9000, "remaining": 100}}},
+            "output_config.task_budget.remaining",
+        ),
+    ],
+)
+def test_what_a_compaction_request_cannot_carry_is_refused_by_name(server, params, field):
+    message = refusal(server, tool_session(2), compaction={"type": "summarize"}, **params)
+    assert message.startswith(f"{field}: cannot be combined with `compaction`")
+
+
+def test_a_summary_longer_than_max_tokens_answers_200_with_empty_content(server):
+    answer = create(server, tool_session(3), compaction={"type": "summarize"}, max_tokens=16)
+    assert (answer.stop_reason, answer.content) == ("max_tokens", [])
+    assert answer.usage.iterations[0].output_tokens == 16
+
+
+def test_no_room_for_the_summary_prompt_answers_200_with_empty_content():
+    with OfflineServer(clock=ManualClock()) as small:
+        messages = tool_session(3)
+        window = 1_300  # the conversation fits; with the course's summary prompt it does not
+        client = client_for(small).with_options(default_headers={HEADER_WINDOW: str(window)})
+        answer = client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=messages,
+            tools=TOOLS,
+            betas=BETAS,
+            compaction={"type": "summarize"},
+        )
+    assert (answer.stop_reason, answer.content) == ("model_context_window_exceeded", [])
 
 
 def test_a_null_content_block_is_a_no_op(server):

@@ -18,11 +18,13 @@ from conversations import sessions
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.agent.backend import connect
+from compaction.agent.backend import DEFAULT_MODEL, connect
+from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer, shared_server
 from compaction.offline.server.api import HEADER_MAX_TOKENS_CHECK, HEADER_WINDOW, TokenCounts
+from compaction.offline.server.on_demand import BETA_ON_DEMAND
 
 MODEL = "any-model-name"
 TOOLS = [{"name": "bash", "description": "Run a command.", "input_schema": {"type": "object"}}]
@@ -65,8 +67,8 @@ def test_a_round_trip_through_the_real_sdk_returns_an_api_shaped_message():
     assert response.usage.output_tokens > 0
 
 
-def test_with_tools_offered_the_model_answers_with_tool_use():
-    response = create(connect(), [user("Fix the tests.")], tools=TOOLS)
+def test_with_the_course_tools_offered_the_model_answers_with_tool_use():
+    response = create(connect(), [user("Fix the tests.")], tools=TOOL_DEFINITIONS)
     assert response.stop_reason == "tool_use"
     assert [b.type for b in response.content][0] == "text"
     assert any(b.type == "tool_use" and b.id.startswith("toolu_") for b in response.content)
@@ -120,7 +122,7 @@ def test_two_assistant_turns_in_a_row_are_merged_too():
     messages = [user("go"), assistant("Let me look.")]
     messages.append(assistant(tool_use("toolu_n", "bash", {"command": "ls"})))
     messages.append(user(tool_result("toolu_n", "a.py")))
-    assert create(connect(), messages, tools=TOOLS).stop_reason == "tool_use"
+    assert create(connect(), messages, tools=TOOL_DEFINITIONS).stop_reason == "tool_use"
 
 
 def test_a_first_message_from_the_assistant_is_refused():
@@ -272,6 +274,35 @@ def test_the_models_endpoint_tells_each_client_its_window():
     assert status == 200 and anthropic.types.ModelInfo.model_validate(raw).max_input_tokens == 200_000
     status, _ = get("/v1/nothing")
     assert status == 404
+
+
+def test_the_window_models_retrieve_reports_is_the_one_at_which_the_server_refuses():
+    client = connect(context_window=1_000)
+    window = client.models.retrieve(DEFAULT_MODEL).max_input_tokens
+    fits = [user("word " * (window - 20))]
+    assert estimate_tokens(fits, "tiktoken") <= window
+    client.messages.create(model=MODEL, max_tokens=1, messages=fits)
+    over = [user("word " * (window + 10))]
+    with pytest.raises(anthropic.BadRequestError, match=f"prompt is too long: .* > {window} maximum"):
+        client.messages.create(model=MODEL, max_tokens=1, messages=over)
+
+
+def test_capabilities_name_the_edits_and_the_compaction_the_server_emulates():
+    info = connect().beta.models.retrieve(DEFAULT_MODEL, betas=[BETA_ON_DEMAND])
+    edits = info.capabilities.context_management
+    assert edits.supported and edits.clear_tool_uses_20250919.supported
+    assert edits.clear_thinking_20251015.supported and edits.compact_20260112.supported
+    assert info.capabilities.compaction.supported and info.capabilities.compaction.summarize.supported
+    assert not info.capabilities.batch.supported and not info.capabilities.thinking.supported
+    assert info.capabilities.thinking.types.disabled.supported  # as the SDK says of a model without thinking
+    assert info.lifecycle == "active" and info.retires_at is None
+    plain = connect().models.retrieve(DEFAULT_MODEL)  # the non-beta type reads the same answer
+    assert plain.capabilities.context_management.compact_20260112.supported
+
+
+def test_a_deprecated_model_reports_its_lifecycle_and_retirement_date():
+    info = connect().models.retrieve("claude-opus-4-5")
+    assert info.lifecycle == "deprecated" and info.retires_at.date().isoformat() == "2027-01-22"
 
 
 def get(path: str) -> tuple[int, dict]:

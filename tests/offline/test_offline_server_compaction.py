@@ -16,6 +16,7 @@ import pytest
 from anthropic.types.beta import BetaMessage
 from api_sessions import COMPACT, CONTEXT, MODEL, TOOLS, client_for, strict, tool_session
 
+from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import text, tool_result, user
 from compaction.core.tokens import estimate_tokens
 from compaction.offline import OfflineServer
@@ -36,13 +37,13 @@ def compact(trigger: int | None = 2000, **params) -> dict:
     return {"edits": [edit]}
 
 
-def ask(server, messages, context_management=None, betas=(COMPACT,), scale="on") -> BetaMessage:
+def ask(server, messages, context_management=None, betas=(COMPACT,), scale="on", tools=TOOLS) -> BetaMessage:
     client = client_for(server).with_options(default_headers={HEADER_COURSE_SCALE: scale})
     raw = client.beta.messages.with_raw_response.create(
         model=MODEL,
         max_tokens=64,
         messages=messages,
-        tools=TOOLS,
+        tools=tools,
         betas=list(betas),
         **({"context_management": context_management} if context_management else {}),
     )
@@ -106,11 +107,16 @@ def test_below_the_trigger_nothing_is_compacted_and_the_default_trigger_is_15000
     assert ask(server, session, compact(trigger=tokens(session) - 1)).content[0].type == "compaction"
 
 
-def test_instructions_join_the_summary_request(server):
+def test_instructions_replace_the_summary_prompt_and_keep_their_focus(server):
     session = tool_session(12)
     plain = ask(server, session, compact(pause_after_compaction=True))
-    told = ask(server, session, compact(pause_after_compaction=True, instructions="Keep every file name."))
-    assert told.usage.iterations[0].input_tokens > plain.usage.iterations[0].input_tokens
+    told = ask(server, session, compact(pause_after_compaction=True, instructions="Keep m3.py only."))
+    # "completely replace the default prompt": the request carries the short instructions, not the prompt
+    assert told.usage.iterations[0].input_tokens < plain.usage.iterations[0].input_tokens
+    summary = told.content[0].content
+    assert summary.startswith("Summarized following the instructions: Keep m3.py only.")
+    files = summary.split("3. Files and Code Sections:")[1].split("4. Errors")[0]
+    assert "m3.py" in files and "m4.py" not in files
 
 
 def test_a_block_with_null_content_is_a_no_op(server):
@@ -133,9 +139,9 @@ def test_compaction_and_clearing_combine_in_the_order_given(server):
 
 
 def run(server, messages: list, turns: int, context_management=None) -> list:
-    """Play the scripted agent for ``turns`` turns, answering every call with "ok"."""
+    """Play the scripted agent (offered the course tools) ``turns`` turns, answering every call with "ok"."""
     for _ in range(turns):
-        answer = ask(server, messages, context_management)
+        answer = ask(server, messages, context_management, tools=TOOL_DEFINITIONS)
         messages = messages + [as_param(answer)]
         calls = [b for b in answer.content if b.type == "tool_use"]
         if calls:

@@ -31,7 +31,7 @@ SOURCE = re.compile(
 # (claim, file that makes it, the source it must name there)
 FACTS = [
     (
-        "Claude Sonnet 5.5: 1M window, 128K output, $2/$10, cache $2.50/$4/$0.20",
+        "Claude Sonnet 5.5: 1M window, 128K output, $2/$10, cache $2.50/$4/$0.10",
         "compaction/core/models.py",
         "sonnet-5-5",
     ),
@@ -46,11 +46,33 @@ FACTS = [
         "prompt-caching#cache-limitations",
     ),
     (
-        "model_context_window_exceeded on Sonnet 4.5 and newer; older models refuse with the 400",
+        "model_context_window_exceeded on Sonnet 4.5 and newer; older models refuse with the 400 without "
+        "the model-context-window-exceeded-2025-08-26 header",
         "compaction/core/models.py",
         "handling-stop-reasons",
     ),
     ("the stop reason's wire value", "compaction/core/models.py", "anthropic/types/stop_reason.py"),
+    (
+        "an edited or unsigned compaction block is refused with compaction_content_mismatch or "
+        "compaction_signature_invalid",
+        "compaction/offline/server/compaction_blocks.py",
+        "build-with-claude/compaction-on-demand",
+    ),
+    (
+        "the SDK raises a typed exception for each compaction error_code",
+        "compaction/offline/server/compaction_blocks.py",
+        "anthropic/_error_classes.py",
+    ),
+    (
+        "ModelInfo.capabilities name the context-management edits and the compaction a model supports",
+        "compaction/offline/server/models.py",
+        "anthropic/types/beta/beta_model_info.py",
+    ),
+    (
+        "the first SDK with diagnostics on the non-beta messages.create is 1.9.0",
+        "tests/project/test_sdk_floor.py",
+        "resources/messages/messages.py",
+    ),
     (
         "Claude Sonnet 5's tokenizer is new and counts the same text as more tokens",
         "compaction/core/models.py",

@@ -8,7 +8,7 @@ Deliberately left out: reading file contents or diffs; only the calls and result
 
 from __future__ import annotations
 
-from compaction.core.messages import blocks, text_of
+from compaction.core.messages import blocks, text_of, tool_use_blocks
 from compaction.offline.scripted import state
 
 LANGUAGES = {".py": "Python", ".md": "Markdown", ".txt": "plain text", ".json": "JSON", ".toml": "TOML"}
@@ -46,7 +46,7 @@ def facts(convo: list) -> dict:
         if said:
             steps.append(f"- {short(neutral(said), 200)}")
         current = [f"- {_with_marker(short(said, 400), said)}"] if said else []
-        for use in (b for b in blocks(m) if b.get("type") == "tool_use"):
+        for use in tool_use_blocks(m):
             calls += 1
             name, args = use.get("name", "?"), use.get("input") or {}
             target = str(

@@ -8,17 +8,23 @@ layer has cleared or dropped that read, it reads the file again first (``[step N
 Same seed and same messages give the same bytes: ids come from a hash, never from a clock.
 When the user's constraint (fix the library, ``not in the tests``) is no longer anywhere in the
 user's messages or a summary, a fix step takes ``plan.shortcut``: it edits the failing test instead.
+The plan plays only where its tools are offered (``plan_offered``: every tool it calls, each with an
+``input_schema`` that accepts the plan's inputs); a request without them gets the generic plan over the
+tools it does offer (``generic``), so the model never calls a tool the request did not offer.
 Deliberately left out: reacting to the content of results beyond test summaries and errors
-(the plan is fixed), and tools the request does not offer (without tools it only talks).
+(the plan is fixed); without tools it only talks.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
-from compaction.offline.scripted import plan, state
+from compaction.offline.scripted import ids, plan, schema, state
+from compaction.offline.scripted.generic import generic
 from compaction.offline.scripted.one_tool import one_tool
 from compaction.offline.scripted.summarizer import is_summary_request, summarize
 
@@ -47,13 +53,31 @@ def missing_files(messages: list, step: plan.Step) -> list[str]:
 
 def tool_id(seed: int, step: int, kind: str, k: int, messages: list, taken: set[str]) -> str:
     """A tool_use id, ``toolu_`` + 24 hex chars, from seed and position; never one already used."""
-    salt = 0
-    while True:
-        key = f"{seed}:{step}:{kind}:{k}:{len(messages)}:{salt}"
-        candidate = "toolu_" + hashlib.sha256(key.encode()).hexdigest()[:24]
-        if candidate not in taken:
-            return candidate
-        salt += 1
+    return ids.tool_id(f"{seed}:{step}:{kind}:{k}:{len(messages)}", taken)
+
+
+def plan_offered(tools: list) -> bool:
+    """True when every tool the plan calls is offered with an ``input_schema`` accepting the plan's inputs."""
+    return _offered(json.dumps(tools, sort_keys=True, default=str))
+
+
+@functools.lru_cache(maxsize=64)
+def _offered(tools_json: str) -> bool:
+    offered = {t.get("name"): t for t in json.loads(tools_json) if isinstance(t, dict)}
+    steps = [*plan.PLAN, *filter(None, map(plan.shortcut, plan.PLAN))]
+    for name, args in (call for step in steps for call in step.calls):
+        tool = offered.get(name)
+        if tool is None or not _takes(tool, args):
+            return False
+    return True
+
+
+def _takes(tool: dict, args: dict) -> bool:
+    """Whether a tool's schema accepts ``args`` (a schema the offline model cannot read does not)."""
+    try:
+        return schema.problem(tool.get("input_schema") or {"type": "object"}, args) is None
+    except schema.Unsupported:
+        return False
 
 
 def message_id(messages: list, seed: int) -> str:
@@ -75,9 +99,10 @@ def reaction(messages: list) -> str:
     return ""
 
 
-def _asks_to_compact(messages: list, names: set[str]) -> bool:
+def _asks_to_compact(messages: list, tools: list) -> bool:
     words = [t for t in state.last_user_text(messages).split("\n\n") if not t.lstrip().startswith("[")]
-    if "compact" not in names or not any(COMPACT_RE.search(t) for t in words):
+    compact = next((t for t in tools if isinstance(t, dict) and t.get("name") == "compact"), None)
+    if compact is None or not any(COMPACT_RE.search(t) for t in words):
         return False
     before = messages[-2] if len(messages) > 1 else {}
     return not any(b.get("name") == "compact" for b in tool_use_blocks(before))
@@ -100,14 +125,15 @@ def textstats(
     ``taken`` are tool_use ids the new ones must avoid besides those in ``messages`` (ids of a
     part the server dropped after a compaction block).
     """
-    names = {t.get("name") for t in tools if isinstance(t, dict)}
-    if not names:
+    if not any(isinstance(t, dict) and t.get("name") for t in tools):
         return [text(_talk(messages))], "end_turn"
+    if not plan_offered(tools):
+        return generic(messages, tools=tools, seed=seed, taken=taken)
     taken = state.tool_use_ids(messages) | (taken or set())
     last = state.last_marker(messages)
-    if _asks_to_compact(messages, names):
-        step = next_step(messages, last)[0]
-        item = plan.PLAN[min(step, len(plan.PLAN)) - 1].item
+    step = next_step(messages, last)[0]
+    item = plan.PLAN[min(step, len(plan.PLAN)) - 1].item
+    if _asks_to_compact(messages, tools) and _takes(_tool(tools, "compact"), {"focus": item}):
         mark = f" {state.marker(*last)}" if last else ""
         say = f"Compacting the conversation as you asked, keeping the focus on: {item}.{mark}"
         call = tool_use(tool_id(seed, step, "compact", 0, messages, taken), "compact", {"focus": item})
@@ -132,7 +158,11 @@ def textstats(
     return content, "tool_use"
 
 
-SCENARIOS = {DEFAULT_SCENARIO: textstats, "one_tool": one_tool}  # scenario name -> function playing it
+def _tool(tools: list, name: str) -> dict:
+    return next(t for t in tools if isinstance(t, dict) and t.get("name") == name)
+
+
+SCENARIOS = {DEFAULT_SCENARIO: textstats, "one_tool": one_tool, "generic": generic}  # name -> function
 
 
 def respond(

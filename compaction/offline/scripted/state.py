@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from compaction.core.messages import blocks, text_of
+from compaction.core.messages import blocks, text_of, tool_use_blocks
 from compaction.core.placeholders import restored_path
 
 MARKER_RE = re.compile(r"\[step (\d+)( re-read)?\]")
@@ -45,12 +45,7 @@ def last_marker(messages: list) -> tuple[int, bool] | None:
 
 def tool_use_ids(messages: list) -> set[str]:
     """The ids of every tool_use block in the conversation."""
-    ids = set()
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):
-            ids.update(b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
-    return ids
+    return {b.get("id") for message in messages for b in tool_use_blocks(message)}
 
 
 def results_by_id(messages: list) -> dict[str, dict]:

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from compaction.core.messages import blocks
+from compaction.core.messages import tool_use_blocks
 from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline.scripted import scenario
@@ -219,18 +219,33 @@ def _within_window(counts: TokenCounts, headers: Any, request: Request, view: li
 def _compaction(
     counts: TokenCounts, body: dict, headers: Any, request: Request, summarize: on_demand.Summarize
 ) -> dict:
-    """An on-demand compaction's answer: only the signed block, usage as ``compact_20260112`` reports it."""
-    seed = config(headers)[2]
+    """An on-demand compaction's answer: the signed block alone, usage as ``compact_20260112`` reports it.
+
+    A summary call that cannot end normally answers 200 with empty content (``on_demand``): no room in
+    the window for the summarization prompt ("model_context_window_exceeded"), or a summary longer than
+    ``max_tokens`` ("max_tokens").
+    """
+    window, _, seed = config(headers)
     view = server_compaction.from_last_compaction(request.messages)
     _within_window(counts, headers, request, view, str(body["model"]))
     summary_request = on_demand.summary_request(request.messages, summarize.instructions)
-    block = on_demand.compaction_block(summary_request, summarize.instructions)
+    asked = counts.count(summary_request, request.system, request.tools)
+    content, stop_reason, written = [], "compaction", 0
+    if asked > window:
+        stop_reason = "model_context_window_exceeded"
+    else:
+        block = on_demand.compaction_block(summary_request, summarize.instructions)
+        written = count_text(block["content"], "tiktoken")
+        if written > request.max_tokens:
+            stop_reason, written = "max_tokens", request.max_tokens
+        else:
+            content = [block]
     usage = zero_usage()
     usage["iterations"] = [  # uncached, as for compact_20260112 (see server_compaction)
         {
             "type": "compaction",
-            "input_tokens": counts.count(summary_request, request.system, request.tools),
-            "output_tokens": count_text(block["content"], "tiktoken"),
+            "input_tokens": 0 if asked > window else asked,
+            "output_tokens": written,
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
@@ -240,8 +255,8 @@ def _compaction(
         "type": "message",
         "role": "assistant",
         "model": str(body["model"]),
-        "content": [block],
-        "stop_reason": "compaction",
+        "content": content,
+        "stop_reason": stop_reason,
         "stop_sequence": None,
         "usage": usage,
     }
@@ -253,13 +268,13 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     model = str(body["model"])
     view, applied, compact = edited(counts, request, is_on(headers, HEADER_CLEAR_IN_ROUNDS))
     used = _within_window(counts, headers, request, view, model)
-    taken = {b["id"] for m in request.messages for b in blocks(m) if b.get("type") == "tool_use"}
+    taken = {b["id"] for m in request.messages for b in tool_use_blocks(m)}
     content: list[dict] = []
     iterations: list[dict] = []
     stop_reason = None
     if compact is not None and used > compact.trigger:
         summary_request = server_compaction.summary_request(view, compact.instructions)
-        block = server_compaction.compaction_block(summary_request)
+        block = server_compaction.compaction_block(summary_request, compact.instructions)
         iterations.append(  # uncached: the server's own choice (see server_compaction)
             {
                 "type": "compaction",

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from compaction.core.messages import blocks
+from compaction.core.messages import blocks, tool_result_blocks, tool_use_blocks
 from compaction.offline.server.context_config import ClearThinking, ClearToolUses
 
 PLACEHOLDER = "[tool result cleared by context management]"  # the offline server's wording
@@ -88,7 +88,7 @@ def clear_tool_uses(
         now.append(tokens(t, cleared))
         running += now[t]
         if message.get("role") == "assistant":
-            sent += [b["id"] for b in blocks(message) if b.get("type") == "tool_use"]
+            sent += [b["id"] for b in tool_use_blocks(message)]
             continue
         kind, threshold = edit.trigger
         if (running if kind == "input_tokens" else len(set(sent) - cleared)) <= threshold:
@@ -131,13 +131,10 @@ def _clear_once(messages: list, sent: list[str], names: dict, edit: ClearToolUse
 
 
 def _ids(message: dict) -> set[str]:
-    found = set()
-    for block in blocks(message):
-        if block.get("type") == "tool_use":
-            found.add(block.get("id"))
-        elif block.get("type") == "tool_result":
-            found.add(block.get("tool_use_id"))
-    return found
+    """The tool_use ids a message's blocks mention: its calls' and its results'."""
+    return {b.get("id") for b in tool_use_blocks(message)} | {
+        b.get("tool_use_id") for b in tool_result_blocks(message)
+    }
 
 
 def _apply(messages: list, cleared: set[str], names: dict, edit: ClearToolUses) -> list:

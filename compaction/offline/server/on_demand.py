@@ -13,29 +13,33 @@ server treats these as no-ops. Empty string content is not allowed." The compact
 (https://platform.claude.com/docs/build-with-claude/compaction) compares this with the token
 threshold (``compact_20260112``) and with a summarizer of one's own.
 
-The offline server's choices where those sources are silent: a signature is a keyed digest of the
-block's ``content`` (deterministic, so notebooks print the same bytes); a block sent back with a
-signature that does not match its content (an edited summary) is refused, naming the field; a
-block without a signature is accepted as the client's own summary (the ``compact_20260112`` blocks
-of this server carry none); usage is reported as for ``compact_20260112`` with a pause: a
-``compaction`` entry in ``usage.iterations`` (input uncached) and zeros at the top level
-(``server_compaction``). The summary is the offline summarizer's, asked with the course's summary
-prompt or, when given, with the instructions alone, which it follows as ``focus`` describes.
-Deliberately left out: ``encrypted_content`` and ``tool_changes`` (never produced; passed through).
+The page (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand) adds what a
+compaction request may not carry ("leave out `stop_sequences`, structured-output `output_config.format`,
+and a `tool_choice` of type `any` or `tool` [...] the API rejects them"; a task budget's `remaining` "returns
+a 400 error"), and that a summary call which does not end normally still answers 200 "with empty
+`content`", its `stop_reason` the one the call ended with: "max_tokens" when the summary was cut off,
+"model_context_window_exceeded" when there was no room for the summarization prompt. The blocks a request
+sends back are checked in ``compaction_blocks`` (signature, placement, one block, typed error codes).
+
+The offline server's choices where those sources are silent: usage is reported as for
+``compact_20260112`` with a pause: a ``compaction`` entry in ``usage.iterations`` (input uncached) and
+zeros at the top level (``server_compaction``); a summary that did not fit is reported with the tokens it
+would have had. The summary is the offline summarizer's, asked with the course's summary prompt or, when
+given, with the instructions alone, which it follows as ``focus`` describes.
+Deliberately left out: ``encrypted_content`` (never produced; passed through).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 from compaction.core.messages import blocks, text
 from compaction.core.summary_prompt import SUMMARY_PROMPT
 from compaction.offline.scripted.focus import focused
 from compaction.offline.scripted.summarizer import summarize
 from compaction.offline.server.caching import canonical
+from compaction.offline.server.compaction_blocks import sign
 from compaction.offline.server.errors import RequestError
 from compaction.offline.server.server_compaction import (
     SUMMARY_RE_CLOSE,
@@ -44,7 +48,6 @@ from compaction.offline.server.server_compaction import (
 )
 
 BETA_ON_DEMAND = "compact-2026-09-04"
-SIGNING_KEY = b"compaction-course-offline-model"  # no secret: it only tells an edited summary apart
 FIELDS = {"type", "instructions"}
 
 
@@ -79,38 +82,27 @@ def parse(body: dict, betas: set[str]) -> Summarize | None:
             "compaction: cannot be combined with `context_management`; "
             "send the compaction request without `context_management`"
         )
+    _refuse_incompatible(body)
     return Summarize(instructions.strip() or None if instructions else None)
 
 
-def sign(content: str) -> str:
-    """The offline signature of a summary: a keyed digest of its text, base64."""
-    digest = hashlib.blake2b(content.encode("utf-8"), key=SIGNING_KEY, digest_size=32).digest()
-    return base64.b64encode(digest).decode("ascii")
-
-
-def check_blocks(messages: Any) -> None:
-    """Refuse a compaction block with empty content, or whose signature does not match its content."""
-    if not isinstance(messages, list):
-        return
-    for i, message in enumerate(messages):
-        for j, block in enumerate(blocks(message) if isinstance(message, dict) else []):
-            if not isinstance(block, dict) or block.get("type") != "compaction":
-                continue
-            where = f"messages.{i}.content.{j}"
-            content, signature = block.get("content"), block.get("signature")
-            if content is not None and not isinstance(content, str):
-                raise RequestError(f"{where}.content: Input should be a valid string")
-            if content == "":
-                raise RequestError(f"{where}.content: String should have at least 1 character")
-            if signature is None or content is None:
-                continue  # unsigned: the client's own summary; null content: a no-op
-            if not isinstance(signature, str):
-                raise RequestError(f"{where}.signature: Input should be a valid string")
-            if signature != sign(content):
-                raise RequestError(
-                    f"{where}.signature: the signature does not match the `compaction` block's content; "
-                    "send the block back exactly as it was returned"
-                )
+def _refuse_incompatible(body: dict) -> None:
+    """Refuse what a compaction request may not carry, naming the field (a parameter error: no code)."""
+    tool_choice = body.get("tool_choice")
+    output = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
+    budget = output.get("task_budget") if isinstance(output.get("task_budget"), dict) else {}
+    refused = [
+        ("stop_sequences", bool(body.get("stop_sequences"))),
+        ("tool_choice", isinstance(tool_choice, dict) and tool_choice.get("type") in ("any", "tool")),
+        ("output_config.format", output.get("format") is not None),
+        ("output_config.task_budget.remaining", "remaining" in budget),
+    ]
+    for name, present in refused:
+        if present:
+            raise RequestError(
+                f"{name}: cannot be combined with `compaction`; a compaction request generates no reply, so "
+                "send it without this field"
+            )
 
 
 def opens_with_compaction(messages: list) -> bool:

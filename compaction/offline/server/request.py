@@ -16,10 +16,11 @@ from typing import Any
 
 from compaction.core.messages import InvalidConversation, blocks, validate
 from compaction.core.models import CLAUDE_MODEL
-from compaction.offline.server.context_config import Edit, betas_of, course_scale, parse
+from compaction.offline.server import compaction_blocks
+from compaction.offline.server.context_config import COMPACT, Edit, betas_of, course_scale, parse
 from compaction.offline.server.errors import RequestError
 from compaction.offline.server.fields import check_fields
-from compaction.offline.server.on_demand import check_blocks, opens_with_compaction
+from compaction.offline.server.on_demand import BETA_ON_DEMAND, opens_with_compaction
 from compaction.offline.server.turns import merge_turns
 
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # the API's pattern, as its 400 quotes it
@@ -68,7 +69,11 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
     if auto is not None and not (isinstance(auto, dict) and auto.get("type") == "ephemeral"):
         raise RequestError("cache_control.type: Input should be 'ephemeral'")
     merged, origin = merge_turns(body["messages"] if isinstance(body["messages"], list) else [])
-    check_blocks(body["messages"])
+    compaction_blocks.check(
+        body["messages"], on_demand=BETA_ON_DEMAND in betas_of(headers), threshold=_compacts(body)
+    )
+    if create and body.get("compaction") is not None:
+        compaction_blocks.check_compaction_request(body["messages"])
     # an on-demand compaction block is sent first, in place of what it summarizes (on_demand):
     # the list is judged as if a user turn came before it
     lead = [{"role": "user", "content": "."}] if opens_with_compaction(merged) else []
@@ -89,6 +94,13 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
         model=str(body.get("model") or CLAUDE_MODEL),
     )
     return Request(merged, origin, system, system_blocks, tools or [], edits, max_tokens or 0, auto)
+
+
+def _compacts(body: dict) -> bool:
+    """Whether the request's ``context_management`` carries a ``compact_20260112`` edit."""
+    managed = body.get("context_management")
+    edits = managed.get("edits") if isinstance(managed, dict) else None
+    return isinstance(edits, list) and any(isinstance(e, dict) and e.get("type") == COMPACT for e in edits)
 
 
 def _check_tool_use_ids(messages: list) -> None:

@@ -16,15 +16,19 @@ prompt (``summary_request``), reported as uncached input (cache read and write 0
 is larger than the context it closes and its cost an upper bound.
 
 The offline summary comes from ``compaction.offline.scripted.summarizer`` (extractive, the course's nine
-sections), asked with the course's own summary prompt; ``instructions`` join that prompt and count
-in the compaction's input tokens, but an extractive summarizer cannot follow them.
-Deliberately left out: ``encrypted_content``, ``signature`` and ``tool_changes``.
+sections), asked with the course's own summary prompt. ``instructions`` "completely replace the default
+prompt" (the compaction-threshold page, parameters table): the summary request then carries them alone,
+and the extractive summarizer follows them as it does for on-demand compaction (``focus``: the paths and
+`backquoted` terms they name). Deliberately left out: ``encrypted_content``, ``signature`` (threshold
+blocks come back without one, as a live probe saw: tdavison784/context-runtime,
+``docs/probes/2026-09-anthropic-descriptor-probe.md``) and ``tool_changes``.
 """
 
 from __future__ import annotations
 
 from compaction.core.messages import blocks, text
 from compaction.core.summary_prompt import SUMMARY_PROMPT
+from compaction.offline.scripted.focus import focused
 from compaction.offline.scripted.summarizer import summarize
 
 SUMMARY_RE_OPEN, SUMMARY_RE_CLOSE = "<summary>", "</summary>"
@@ -59,18 +63,18 @@ def _as_text(block: dict) -> dict:
 
 
 def summary_request(messages: list, instructions: str | None) -> list:
-    """The conversation with the summary prompt (and any instructions) as a last user text block."""
-    prompt = SUMMARY_PROMPT + (f"\n\nAdditional instructions: {instructions}" if instructions else "")
+    """The conversation with the summary prompt, or the instructions that replace it, as a last user block."""
+    prompt = instructions or SUMMARY_PROMPT
     shown = for_the_model(messages)
     if shown and shown[-1].get("role") == "user":
         return shown[:-1] + [{**shown[-1], "content": blocks(shown[-1]) + [text(prompt)]}]
     return shown + [{"role": "user", "content": [text(prompt)]}]
 
 
-def compaction_block(request: list) -> dict:
+def compaction_block(request: list, instructions: str | None = None) -> dict:
     """The ``compaction`` block for a summary request: the offline summary, without its analysis."""
     answer = summarize(request)
     start = answer.find(SUMMARY_RE_OPEN)
     end = answer.rfind(SUMMARY_RE_CLOSE)
     body = answer[start + len(SUMMARY_RE_OPEN) : end].strip() if start >= 0 and end > start else answer
-    return {"type": "compaction", "content": body}
+    return {"type": "compaction", "content": focused(body, instructions) if instructions else body}
