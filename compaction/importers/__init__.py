@@ -69,6 +69,8 @@ def load(path: str | os.PathLike, format: str | None = None) -> ImportedSession:
         except UnicodeDecodeError:
             raise NotASession(file, "not text") from None
         kind = lines_format(record) if more or not _is_document(record) else None
+        if kind is None and more and isinstance(record, dict) and not _is_document(record):
+            kind = lines_format(later_record(path))  # a first record that cannot tell (a snapshot)
         if record is None and more:  # a document over several lines, or JSON Lines with a broken first line
             data = streamed_document(path)
             if data is None:

@@ -16,6 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from compaction.importers.claude_code import claims
 from compaction.importers.codex_cli import TYPES as CODEX_TYPES
 from compaction.importers.mini_swe_agent import is_mini_swe_agent
 from compaction.importers.nesting import loads
@@ -23,7 +24,6 @@ from compaction.importers.openhands import is_openhands
 from compaction.importers.problems import NotASession
 
 FORMATS = ("claude-code", "codex", "swe-agent", "mini-swe-agent", "openhands", "anthropic", "openai")
-CLAUDE_CODE_KEYS = ("uuid", "message", "leafUuid", "sessionId", "parentUuid")
 LONG_LINE = 1 << 18  # bytes: a first line this long, alone in its file, is a document
 
 
@@ -49,15 +49,17 @@ def first_record(path: str | os.PathLike) -> tuple[Any, bool]:
 
 
 def later_record(path: str | os.PathLike, lines: int = 50) -> Any:
-    """The first of the next ``lines`` non-empty lines after the first that parses as a JSON object."""
+    """The first of the next ``lines`` non-empty lines after the first whose format can be told."""
+    first = None
     with open(path, "rb") as f:
         rest = (line for line in f if line.strip())
         next(rest, None)
         for line in islice(rest, lines):
             record = _parsed(line)
-            if isinstance(record, dict):
+            if isinstance(record, dict) and lines_format(record):
                 return record
-    return None
+            first = record if first is None and isinstance(record, dict) else first
+    return first
 
 
 def _parsed(line: bytes) -> Any:
@@ -73,7 +75,7 @@ def lines_format(record: Any) -> str | None:
         return None
     if record.get("type") in CODEX_TYPES and isinstance(record.get("payload"), dict):
         return "codex"
-    if isinstance(record.get("type"), str) and any(k in record for k in CLAUDE_CODE_KEYS):
+    if claims(record):
         return "claude-code"
     if isinstance(record.get("role"), str):
         return "chat-lines"

@@ -109,6 +109,50 @@ def test_mini_swe_agent_tool_calling_runs_use_tool_messages(tmp_path):
     assert results(session.messages) == ["a.py"]
 
 
+def submit_call(call_id):
+    arguments = json.dumps({"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"})
+    return {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": arguments}}
+
+
+def test_mini_swe_agent_exit_after_the_submitting_command_is_that_commands_output(tmp_path):
+    """mini-swe-agent 1.1's normal end was reported as a malformed message and an unanswered call."""
+    exit_message = {"role": "exit", "content": "diff --git a/x b/x", "extra": {"exit_status": "Submitted"}}
+    data = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            TASK,
+            {"role": "assistant", "content": "submit", "tool_calls": [submit_call("c9")]},
+            exit_message,
+        ],
+    }
+    session = load(write(tmp_path / "run.traj.json", data))
+    assert results(session.messages) == ["diff --git a/x b/x"]
+    assert (session.problems, session.ended) == ([], "Submitted")
+    assert session.tally() == {"read as messages": 3}
+
+
+def test_mini_swe_agent_exit_without_a_command_ends_the_run_and_is_counted(tmp_path):
+    limit = {"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded"}}
+    text_mode = {
+        "role": "assistant",
+        "content": "THOUGHT: submit\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+    }
+    data = {
+        "trajectory_format": "mini-swe-agent-1",
+        "messages": [TASK, {"role": "assistant", "content": "thinking"}, limit],
+    }
+    session = load(write(tmp_path / "limit.traj.json", data))
+    assert (session.problems, session.ended) == ([], "LimitsExceeded")
+    assert session.tally() == {"read as messages": 2, "left out: exit (LimitsExceeded)": 1}
+    data["messages"][1:] = [
+        text_mode,
+        {"role": "exit", "content": "patch", "extra": {"exit_status": "Submitted"}},
+    ]
+    session = load(write(tmp_path / "text.traj.json", data))
+    assert calls(session.messages) == [("bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})]
+    assert results(session.messages) == ["patch"]
+
+
 OPENAI = [
     {"role": "system", "content": "be brief"},
     TASK,
