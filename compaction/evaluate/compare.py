@@ -22,7 +22,7 @@ from compaction.evaluate.probes import KINDS, Probe, ProbeError, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
-from compaction.importers import load_session
+from compaction.importers import load
 from compaction.presentation.language import say
 
 PROBES = Path(__file__).resolve().parent / "probes"
@@ -82,7 +82,7 @@ def recorded_session(
         whole("window", window, minimum=1)
     if probes is not None and not Path(probes).is_file():
         raise ProbeError(f"{probes}: {'not a file' if Path(probes).exists() else 'no such probe file'}")
-    messages = load_session(path)
+    messages = load(path).messages
     probe_file = Path(probes) if probes is not None else PROBES / f"{path.stem}.json"
     found = load_probes(probe_file) if probe_file.is_file() else find_probes(messages)
     window = window if window is not None else replay_window(messages)

@@ -25,18 +25,16 @@ Deliberately left out: timestamps, costs, the tool's own ``toolUseResult`` copie
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from compaction.core.messages import text_of
 from compaction.importers.claude_chain import MESSAGE_KINDS, Node, main_chain
 from compaction.importers.lines import json_records, line_losses, text_lines
 from compaction.importers.problems import NotASession, Problem, not_a_record
-from compaction.importers.session import EarlierCompaction, ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
 # record type -> what the importer does with it (chapter 15 prints this table)
 RECORDS = {
@@ -72,42 +70,41 @@ def claims(record: Any) -> bool:
     )
 
 
-def read_claude_code(
-    source: str | os.PathLike | Iterable[str], *, name: str | None = None
-) -> ImportedSession:
-    """A Claude Code session (a path, or its lines) with every repair and skip it took."""
-    file = name or (Path(source).name if isinstance(source, (str, os.PathLike)) else "<lines>")
+def detect(source: Source) -> bool:
+    """True when one of a JSON Lines file's first records is a Claude Code record."""
+    return source.shape == "lines" and any(claims(r) for r in source.head)
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A Claude Code session file (a main session or a sub-agent's), every record accounted for."""
+    file = source.name
     problems: list[Problem] = []
     ignored: Counter = Counter()
-    lines = text_lines(source, file, problems) if isinstance(source, (str, os.PathLike)) else source
-    nodes, sidechain, about = _nodes(lines, file, problems, ignored)
+    nodes, sidechain, about = _nodes(text_lines(source.path, file, problems), file, problems, ignored)
     agent = ""
     if not any(n.kind in MESSAGE_KINDS for n in nodes):
         if not sidechain:
             why = "no user or assistant records with a message"
             raise NotASession(file, why + (f" ({len(problems)} lines unreadable)" if problems else ""))
-        nodes = [
-            sidechain.get(id(n), n) for n in nodes
-        ]  # a sub-agent's own file: its records are the session
-        agent = about.get("agent") or Path(file).stem.removeprefix("agent-")
+        nodes = [sidechain.get(id(n), n) for n in nodes]  # a sub-agent's file: its records are the session
+        agent = about.get("agent") or source.path.stem.removeprefix("agent-")
         ignored.pop("sidechain")
     chain, off_branch = main_chain(nodes, file, problems)
     raw, compactions = _raw(chain, ignored)
-    marks: dict = {}
-    used: set = set()
-    messages = normalize(raw, file=file, problems=problems, marks=marks, used=used)
-    earlier = [
-        EarlierCompaction(marks.get(i, len(messages)), c["where"], c["trigger"], c["tokens"], c["summary"])
-        for i, c in enumerate(compactions)
-    ]
-    empty = len({m["where"] for m in raw if "where" in m} - used)
-    ignored.update({"empty": empty} if empty else {})
-    session = ImportedSession(
-        file, "claude-code", messages, problems, earlier, off_branch, ignored=dict(ignored)
+    records = about["records"] + line_losses(problems)
+    session = imported(
+        raw,
+        file=file,
+        format="claude-code",
+        problems=problems,
+        records=records,
+        ignored=ignored,
+        compactions=compactions,
+        off_branch=off_branch,
+        agent=agent,
+        session_id=about.get("session", ""),
     )
-    session.records, session.read = about["records"] + line_losses(problems), len(used)
-    session.agent, session.session_id = agent, about.get("session", "")
-    return session
+    return [session]
 
 
 def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Counter):
@@ -181,14 +178,10 @@ def _raw(chain: list[Node], ignored: Counter) -> tuple[list[dict], list[dict]]:
                 meta = node.metadata or {}
                 tokens = meta.get("preTokens")
                 trigger = str(meta.get("trigger", ""))
+                tokens = tokens if isinstance(tokens, int) else None
                 compactions.append(
-                    {
-                        "where": where,
-                        "trigger": trigger,
-                        "tokens": tokens if isinstance(tokens, int) else None,
-                    }
+                    {"where": where, "trigger": trigger, "tokens_before": tokens, "summary": ""}
                 )
-                compactions[-1]["summary"] = ""
                 raw.append({"mark": len(compactions) - 1})
             continue
         if node.kind == "link":

@@ -24,8 +24,8 @@ from typing import Any
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.chat import openai_to_raw
 from compaction.importers.problems import NotASession, Problem
-from compaction.importers.session import ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
 COMMAND = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)```", re.S)
 
@@ -38,8 +38,14 @@ def is_mini_swe_agent(data: Any) -> bool:
     return str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or "mini_version" in info
 
 
-def read_mini_swe_agent(data: Any, *, file: str) -> ImportedSession:
-    """A parsed mini-swe-agent trajectory as a strict list, with every repair it took."""
+def detect(source: Source) -> bool:
+    """True for a JSON document that is a mini-swe-agent trajectory."""
+    return is_mini_swe_agent(source.as_document())
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A mini-swe-agent trajectory as a strict list, with every repair it took."""
+    data, file = source.document(), source.name
     if not is_mini_swe_agent(data):
         raise NotASession(file, "a mini-swe-agent trajectory needs 'messages' and 'trajectory_format'")
     problems: list[Problem] = []
@@ -48,17 +54,21 @@ def read_mini_swe_agent(data: Any, *, file: str) -> ImportedSession:
     raw, system = openai_to_raw(items, file, problems)
     if not any(b.get("type") == "tool_use" for m in raw for b in m["content"] if isinstance(b, dict)):
         raw = _commands_as_calls(raw)
-    used: set = set()
-    messages = normalize(raw, file=file, problems=problems, used=used)
-    session = ImportedSession(
-        file, "mini-swe-agent", messages, problems, system=system, ignored=dict(ignored)
+    system_records = sum(
+        1 for _, m in items if isinstance(m, dict) and m.get("role") in ("system", "developer")
     )
-    session.records, session.read, session.ended = len(data["messages"]), len(used), ended
-    if system:  # the system message is the system text, read as such
-        session.read += sum(
-            1 for _, m in items if isinstance(m, dict) and m.get("role") in ("system", "developer")
-        )
-    return session
+    session = imported(
+        raw,
+        file=file,
+        format="mini-swe-agent",
+        problems=problems,
+        records=len(data["messages"]),
+        ignored=ignored,
+        system_records=system_records,
+        system=system,
+        ended=ended,
+    )
+    return [session]
 
 
 def _ending(messages: list, ignored: Counter) -> tuple[list[tuple[str, Any]], str]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
-from compaction.importers import MISSING_RESULT, NotASession, from_claude_code, load, normalize
-from compaction.importers.claude_code import read_claude_code
+from compaction.importers import MISSING_RESULT, NotASession, load, normalize
 
 
 def record(kind, content, uuid=None, parent=None, **extra):
@@ -16,6 +17,14 @@ def record(kind, content, uuid=None, parent=None, **extra):
     if uuid:
         body.update(uuid=uuid, parentUuid=parent)
     return json.dumps(body)
+
+
+def read_claude_code(lines):
+    """The session ``load`` reads from these lines, written to a file of their own."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "session.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        return load(path, "claude-code")
 
 
 def texts(messages):
@@ -28,7 +37,7 @@ def rules(session):
 
 def test_user_and_assistant_records_become_alternating_messages():
     lines = [record("user", "hi"), record("assistant", [{"type": "text", "text": "hello"}])]
-    assert from_claude_code(lines) == [
+    assert read_claude_code(lines).messages == [
         {"role": "user", "content": [{"type": "text", "text": "hi"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
     ]
@@ -69,7 +78,7 @@ def test_parallel_tool_results_in_separate_records_are_merged_into_one_message_r
         record("user", [{"type": "tool_result", "tool_use_id": "b", "content": "Y"}]),
         record("user", [{"type": "tool_result", "tool_use_id": "a", "content": "X"}]),
     ]
-    out = from_claude_code(lines)
+    out = read_claude_code(lines).messages
     validate(out)
     assert [b["type"] for b in out[2]["content"]] == ["tool_result", "tool_result", "text"]
     assert [b["tool_use_id"] for b in tool_result_blocks(out[2])] == ["a", "b"]

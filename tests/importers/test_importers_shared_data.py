@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from compaction.core.messages import text_of, tool_result_blocks, tool_use_blocks, validate
-from compaction.importers import MISSING_RESULT, load, session_files
+from compaction.importers import MISSING_RESULT, load, session_paths
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
-FILES = session_files(DATA) if DATA.is_dir() else []
+FILES = session_paths(DATA) if DATA.is_dir() else []
 
 
 def swe_source(path):
