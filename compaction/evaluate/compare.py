@@ -145,7 +145,8 @@ LEGEND = (
     "refused at turn N: the strategy could not bring a request under the window (the reason follows), "
     "the run stopped; re-reads: read_file calls on a file already read (- for a recording); "
     "not reached: probes about work a refused run never got to, counted as lost in its probes share "
-    "(probes the whole session never answers are not scored at all)"
+    "(probes the whole session never answers are not scored at all); *: probes held in a context over the "
+    "window, which the API would refuse (none, the uncompacted reference: sent counts all its requests)"
 )
 
 
@@ -168,7 +169,7 @@ def row(replay: Replay, replays: Sequence[Replay]) -> list[str]:
         str(replay.cost.breaks),
         str(replay.summaries),
         "-" if replay.rereads is None else str(replay.rereads),
-        percent(score.share) if score else "-",
+        percent(score.share) + ("*" if replay.outcome.startswith("over") else "") if score else "-",
         *kinds,
         str(len(replay.unreached)),
     ]

@@ -96,6 +96,7 @@ def test_every_call_and_result_of_every_shared_session_is_kept(path):
     assert len(uses) == calls
     assert len({u["id"] for u in uses}) == calls
     assert Counter(map(str, results)) == Counter(map(str, source_results))
+    assert sum(session.tally().values()) == session.records > 0  # every record accounted for
 
 
 @needs_data
