@@ -38,10 +38,9 @@ from compaction.importers.source import Source
 
 # record type -> what the importer does with it (chapter 15 prints this table)
 RECORDS = {
-    "user": "a message: the user's words, tool results, and isMeta notes (caveats, hook feedback)",
+    "user": "a message: the user's words, tool results, isMeta notes (caveats, hook feedback)",
     "assistant": "a message: one content block per record, joined again by response",
-    "system": "a notice on the chain (turn_duration, local_command, api_error, ...), left out; "
-    "a compact_boundary marks Claude Code's own compaction",
+    "system": "a notice (turn_duration, local_command, ...), left out; compact_boundary: a compaction",
     "summary": "a session title for the resume list, left out",
     "file-history-snapshot": "the file backups behind rewind, left out",
     "queue-operation": "a prompt queued while the agent worked, left out (it arrives as a user record)",
