@@ -17,7 +17,7 @@ from compaction.evaluate.replay.columns import COLUMNS, HELD_OVER, cells
 from compaction.evaluate.replay.departures import NOT_SAVED, departures, on_disk
 from compaction.evaluate.replay.engine import INPUT_PRICE, replay, turn_index
 from compaction.evaluate.replay.fill import fill_by_kind
-from compaction.evaluate.replay.turns import turn_slices
+from compaction.evaluate.replay.turns import over_the_window, turn_slices
 
 WINDOW = 6_000
 
@@ -69,7 +69,9 @@ def test_the_uncompacted_session_overflows_and_the_pipeline_keeps_it_in_the_wind
     none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client)
     pipeline = replay(session, "pipeline", window=WINDOW, workdir=tmp_path / "pipeline", client=client)
     assert none.over_window is not None and none.peak > WINDOW
-    assert none.outcome == f"over the window from turn {none.over_window}: the API would refuse it"
+    assert (
+        none.outcome == over_the_window(none.over_window) == f"over the window from turn {none.over_window}"
+    )
     assert pipeline.over_window is None and pipeline.peak <= WINDOW
     assert pipeline.outcome == "31 turns" and pipeline.fired()
     validate(pipeline.final)
@@ -89,7 +91,9 @@ def test_the_uncompacted_reference_counts_every_request_and_says_where_the_api_w
     assert before.over_window is None
     assert none.cost.sent == sum(t.tokens for t in none.turns) > before.cost.sent
     assert all(t.units > 0 for t in none.turns if t.turn >= none.over_window)
-    assert none.outcome == f"over the window from turn {none.over_window}: the API would refuse it"
+    assert (
+        none.outcome == over_the_window(none.over_window) == f"over the window from turn {none.over_window}"
+    )
     assert probes and cells(none)[COLUMNS.index("probes kept")].endswith(HELD_OVER)
     assert not cells(before)[COLUMNS.index("probes kept")].endswith(HELD_OVER)
     assert none.peak > WINDOW  # the timeline still shows how far past the window it would have gone

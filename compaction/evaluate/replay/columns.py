@@ -28,7 +28,8 @@ NUMERIC = frozenset({"peak", "final", "tokens sent", "cache breaks", COLUMNS[7],
 LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
     "token of every request, summary requests included, and for none, the uncompacted reference, its "
-    "requests over the window too (the API would refuse them; its probes are then held in such a context); "
+    "requests over the window too (from the turn its outcome names the API would refuse them, so its probes "
+    "are held in a context the API would refuse); "
     "cache breaks = "
     f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
     f"{CACHE_READ:g}x, writes {CACHE_WRITE:g}x; probes kept = facts the final context still holds, of those "

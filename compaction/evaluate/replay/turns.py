@@ -242,7 +242,7 @@ def sent_cost(requests: Sequence[Request], tokens: Tokens) -> Cost:
 
 def over_the_window(turn: int) -> str:
     """The reference's outcome when its requests outgrow the window: from which turn the API refuses them."""
-    return f"over the window from turn {turn}: the API would refuse it"
+    return f"over the window from turn {turn}"
 
 
 def _refusal(error: BaseException) -> str:
