@@ -388,3 +388,28 @@ def test_a_cost_too_small_for_four_decimals_is_not_shown_as_nothing():
     assert dollars(0.0) == "$0.0000"  # nothing sent
     assert dollars(0.00002) == "<$0.0001"  # a few tokens: spent, but under the last decimal
     assert dollars(0.00005) == "$0.0001" and dollars(1.23456) == "$1.2346"
+
+
+def test_every_replay_says_what_became_of_each_record_and_a_thin_read_says_so_on_stderr(capsys, tmp_path):
+    """A 2.1.14 session came out as 10 messages of 97 records with exit 0 and nothing said."""
+    noise = [
+        json.dumps({"type": "progress", "uuid": f"p{i}", "data": {"type": "hook_progress"}}) for i in range(8)
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([record("user", "fix it"), *noise, record("assistant", "done"), "{cut"]) + "\n")
+    status, out, err = streams(capsys, path, "--strategy", "none")
+    assert status == 0
+    counts = f"{path}: 11 records: 2 read as messages, 8 left out (8 progress), 1 skipped (1 not_json)"
+    assert counts in " ".join(out.split())
+    (thin,) = [line for line in err.splitlines() if "only" in line]
+    assert (
+        thin
+        == f"{path}: only 2 of 11 records were read as messages (8 left out: progress, 1 skipped: not_json)"
+    )
+
+
+def test_help_says_which_exit_status_means_what(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["replay", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 replayed; 3 replayed, but files or instances were skipped; 2 refused" in out
