@@ -22,7 +22,7 @@ from compaction.evaluate.probes import KINDS, Probe, ProbeError, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
-from compaction.importers import load_session
+from compaction.importers import load
 from compaction.presentation.language import say
 
 PROBES = Path(__file__).resolve().parent / "probes"
@@ -82,7 +82,7 @@ def recorded_session(
         whole("window", window, minimum=1)
     if probes is not None and not Path(probes).is_file():
         raise ProbeError(f"{probes}: {'not a file' if Path(probes).exists() else 'no such probe file'}")
-    messages = load_session(path)
+    messages = load(path).messages
     probe_file = Path(probes) if probes is not None else PROBES / f"{path.stem}.json"
     found = load_probes(probe_file) if probe_file.is_file() else find_probes(messages)
     window = window if window is not None else replay_window(messages)
@@ -145,7 +145,8 @@ LEGEND = (
     "refused at turn N: the strategy could not bring a request under the window (the reason follows), "
     "the run stopped; re-reads: read_file calls on a file already read (- for a recording); "
     "not reached: probes about work a refused run never got to, counted as lost in its probes share "
-    "(probes the whole session never answers are not scored at all)"
+    "(probes the whole session never answers are not scored at all); *: probes held in a context over the "
+    "window, which the API would refuse (none, the uncompacted reference: sent counts all its requests)"
 )
 
 
@@ -168,7 +169,7 @@ def row(replay: Replay, replays: Sequence[Replay]) -> list[str]:
         str(replay.cost.breaks),
         str(replay.summaries),
         "-" if replay.rereads is None else str(replay.rereads),
-        percent(score.share) if score else "-",
+        percent(score.share) + ("*" if replay.outcome.startswith("over") else "") if score else "-",
         *kinds,
         str(len(replay.unreached)),
     ]

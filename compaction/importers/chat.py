@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from compaction.core.messages import text, tool_result, tool_use
+from compaction.importers.lines import json_records, line_losses, text_lines
 from compaction.importers.nesting import loads
-from compaction.importers.problems import Problem
-from compaction.importers.session import ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.problems import NotASession, Problem
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
 OPENAI_ROLES = ("system", "developer", "tool", "function")
 OPENAI_PARTS = ("image_url", "input_text", "input_image", "refusal")
@@ -39,19 +40,66 @@ def is_openai(messages: list) -> bool:
     return False
 
 
-def read_chat(items: list[tuple[str, Any]], *, file: str, system: str = "") -> ImportedSession:
-    """A chat list, given as (where, message) pairs, in whichever of the two shapes it uses."""
-    problems: list[Problem] = []
+def detect(source: Source) -> bool:
+    """True for chat messages: JSON Lines of ``{"role": ...}``, a list of them, or ``{"messages": [...]}``."""
+    data = source.as_document()
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        return True
+    if isinstance(data, list):
+        return bool(data) and all(isinstance(m, dict) and "role" in m for m in data)
+    return source.shape == "lines" and any(
+        isinstance(r, dict) and isinstance(r.get("role"), str) for r in source.head
+    )
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A chat list in whichever of the two shapes it uses."""
+    return [_read(source, None)]
+
+
+def read_anthropic(source: Source) -> list[ImportedSession]:
+    """A chat list read as the Anthropic shape, whatever it looks like."""
+    return [_read(source, "anthropic")]
+
+
+def read_openai(source: Source) -> list[ImportedSession]:
+    """A chat list read as the OpenAI chat shape, whatever it looks like."""
+    return [_read(source, "openai")]
+
+
+def _read(source: Source, shape: str | None) -> ImportedSession:
+    """(where, message) items from JSON Lines or a document, read in ``shape`` (None: told by content)."""
+    file, problems, system = source.name, [], ""
+    if source.shape == "lines" and source.as_document() is None:
+        lines = text_lines(source.path, file, problems)
+        items = [(f"line {n}", record) for n, record in json_records(lines, file, problems)]
+        records = len(items) + line_losses(problems)
+    else:
+        data = source.document()
+        if isinstance(data, dict):
+            system = data.get("system") if isinstance(data.get("system"), str) else ""
+            data = data.get("messages")
+        if not isinstance(data, list):
+            raise NotASession(file, "a chat list needs a list of messages")
+        items = [(f"messages[{i}]", m) for i, m in enumerate(data)]
+        records = len(items)
     messages = [m for _, m in items]
-    if is_openai(messages):
-        raw, system_text = openai_to_raw(items, file, problems)
+    if shape == "openai" or (shape is None and is_openai(messages)):
+        raw, extra = openai_to_raw(items, file, problems)
         fmt = "openai-chat"
     else:
-        raw, system_text = anthropic_to_raw(items, file, problems), ""
-        fmt = "anthropic-messages"
-    strict = normalize(raw, file=file, problems=problems)
-    return ImportedSession(
-        file, fmt, strict, problems, system="\n\n".join(filter(None, [system, system_text]))
+        raw, extra, fmt = anthropic_to_raw(items, file, problems), "", "anthropic-messages"
+    system_records = sum(
+        1 for m in messages if isinstance(m, dict) and m.get("role") in ("system", "developer")
+    )
+    return imported(
+        raw,
+        file=file,
+        format=fmt,
+        problems=problems,
+        records=records,
+        system_records=system_records if fmt == "openai-chat" else 0,
+        system="\n\n".join(filter(None, [system, extra])),
     )
 
 

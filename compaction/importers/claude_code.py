@@ -1,195 +1,172 @@
-"""Claude Code project files (``~/.claude/projects/<project>/<session>.jsonl``) as strict lists.
+"""Claude Code transcripts (``~/.claude/projects/<project>/<session>.jsonl``) as strict lists.
 
-One JSON record per line. ``user`` and ``assistant`` records hold the API message in ``message``;
-each record has a ``uuid`` and the ``parentUuid`` of the record before it, and resuming walks back
-from the last record along ``parentUuid`` (anthropics/claude-code#22107), so a branch the user
-rewound is off that chain and is not replayed here either. A ``system`` record of subtype
-``compact_boundary`` marks a compaction Claude Code did; its ``logicalParentUuid`` points to the
-record before the compaction (anthropics/claude-code#40027): the chain continues through it, the
-summary Claude Code continued from (``isCompactSummary``) is kept aside, and the compaction is
-listed in ``earlier_compactions``. Files where no ``parentUuid`` points to a record of the file
-(hand-made, or old) are read in file order. Sidechain (sub-agent) and meta records are not part
-of the main conversation and are counted, as are local records that never reach the model
-(titles, file-history snapshots, queue operations: anthropics/claude-code#28261, #92735).
-The file is read line by line, once. Deliberately left out: sub-agent transcripts in their own
-files, timestamps, costs.
+One JSON record per line, each with a ``type``; ``RECORDS`` says what this importer does with every
+type Claude Code 2.x writes. The formats as public sources describe them: the record types, their
+``uuid``/``parentUuid`` links and the records that sit on the chain without being messages
+(``progress``, ``attachment``, ``system``) in daaain/claude-code-log (``claude_code_log/models.py``
+and ``dag.py`` at 05cc97e4); ``user`` records flagged ``isMeta`` (a local command's caveat, a hook's
+feedback) in anthropics/claude-code#1050; that the model reads them in anthropics/claude-code#1357
+and #7621 (it answers the caveat), and the hooks reference (code.claude.com/docs/en/hooks: a Stop
+hook that blocks gives Claude its reason and the turn goes on); ``compact_boundary`` and the
+``isCompactSummary`` record after it in blog.fsck.com, "Claude Code session continuation"
+(2026-02-22) and anthropics/claude-code#40027; sub-agent files (``agent-<id>.jsonl`` beside the
+session, or under ``<session>/subagents/`` since 2.1) in the claude_storage crate's
+docs/advanced_topics.md. Assistant records hold one content block each; the records of one
+response follow each other on the chain and are joined again by ``strict.normalize``.
+
+User and assistant records are the messages, ``isMeta`` ones included (they were sent).
+Every other record with a ``uuid`` is a link of the chain (``claude_chain``), never a cut. Claude
+Code's own compaction (a ``compact_boundary`` system record) is listed in ``earlier_compactions``
+with the summary it continued from, and the full history before it is replayed. A file whose
+message records are all ``isSidechain`` is a sub-agent's session, read as its own; in a main
+session file they are the sub-agent's and left out (counted). The file is read line by line, once.
+Deliberately left out: timestamps, costs, the tool's own ``toolUseResult`` copies of results.
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 from compaction.core.messages import text_of
-from compaction.importers.lines import json_records, text_lines
+from compaction.importers.claude_chain import MESSAGE_KINDS, Node, main_chain
+from compaction.importers.lines import json_records, line_losses, text_lines
 from compaction.importers.problems import NotASession, Problem, not_a_record
-from compaction.importers.session import EarlierCompaction, ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
-MESSAGE_TYPES = ("user", "assistant")
-# record types that stay on the user's machine and never reach the model
-LOCAL_TYPES = (
-    "summary",
-    "system",
-    "file-history-snapshot",
-    "queue-operation",
-    "ai-title",
-    "custom-title",
-    "last-prompt",
-    "mode",
-    "agent-setting",
-    "pr-link",
-)
-
-
-@dataclass
-class _Node:
-    line: int
-    uuid: str | None
-    parent: str | None
-    kind: str  # "user", "assistant", "boundary"
-    message: dict | None = None
-    compact_summary: bool = False
-    metadata: dict | None = None
+# record type -> what the importer does with it (chapter 15 prints this table)
+RECORDS = {
+    "user": "a message: the user's words, tool results, isMeta notes (caveats, hook feedback)",
+    "assistant": "a message: one content block per record, joined again by response",
+    "system": "a notice (turn_duration, local_command, ...), left out; compact_boundary: a compaction",
+    "summary": "a session title for the resume list, left out",
+    "file-history-snapshot": "the file backups behind rewind, left out",
+    "queue-operation": "a prompt queued while the agent worked, left out (it arrives as a user record)",
+    "progress": "a hook or tool's progress, left out; its link is kept",
+    "attachment": "a hook's or the harness's note on the chain, left out; its link is kept",
+    "ai-title": "a session title, left out",
+    "custom-title": "a session title the user set, left out",
+    "last-prompt": "the prompt box's last text, left out",
+    "tag": "a tag the user set, left out",
+    "mode": "the permission mode, left out",
+    "agent-setting": "the agent's settings, left out",
+    "agent-name": "the agent's name, left out",
+    "pr-link": "a pull request link, left out",
+}
+CLAUDE_CODE_KEYS = ("uuid", "leafUuid", "sessionId", "parentUuid")
 
 
-def read_claude_code(
-    source: str | os.PathLike | Iterable[str], *, name: str | None = None
-) -> ImportedSession:
-    """A Claude Code session (a path, or its lines) with every repair and skip it took."""
-    file = name or (Path(source).name if isinstance(source, (str, os.PathLike)) else "<lines>")
+def claims(record: Any) -> bool:
+    """True when one parsed line is a Claude Code record (a type it writes, with its keys)."""
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        return False
+    if "payload" in record or "role" in record:
+        return False  # a Codex rollout item or a chat message
+    return record["type"] in RECORDS and (
+        any(k in record for k in CLAUDE_CODE_KEYS) or "message" in record or "messageId" in record
+    )
+
+
+def detect(source: Source) -> bool:
+    """True when one of a JSON Lines file's first records is a Claude Code record."""
+    return source.shape == "lines" and any(claims(r) for r in source.head)
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A Claude Code session file (a main session or a sub-agent's), every record accounted for."""
+    file = source.name
     problems: list[Problem] = []
     ignored: Counter = Counter()
-    if isinstance(source, (str, os.PathLike)):
-        nodes = _nodes(text_lines(source, file, problems), file, problems, ignored)
-    else:
-        nodes = _nodes(source, file, problems, ignored)
-    if not any(n.kind in MESSAGE_TYPES for n in nodes):
-        why = "no user or assistant records with a message"
-        raise NotASession(file, why + (f" ({len(problems)} lines unreadable)" if problems else ""))
-    chain, off_branch = _chain(nodes, file, problems)
-    raw, compactions = _raw(chain, file)
-    marks: dict = {}
-    messages = normalize(raw, file=file, problems=problems, marks=marks)
-    earlier = [
-        EarlierCompaction(marks.get(i, len(messages)), c["where"], c["trigger"], c["tokens"], c["summary"])
-        for i, c in enumerate(compactions)
-    ]
-    return ImportedSession(
-        file, "claude-code", messages, problems, earlier, off_branch, ignored=dict(ignored)
+    nodes, sidechain, about = _nodes(text_lines(source.path, file, problems), file, problems, ignored)
+    agent = ""
+    if not any(n.kind in MESSAGE_KINDS for n in nodes):
+        if not sidechain:
+            why = "no user or assistant records with a message"
+            raise NotASession(file, why + (f" ({len(problems)} lines unreadable)" if problems else ""))
+        nodes = [sidechain.get(id(n), n) for n in nodes]  # a sub-agent's file: its records are the session
+        agent = about.get("agent") or source.path.stem.removeprefix("agent-")
+        ignored.pop("sidechain")
+    chain, off_branch = main_chain(nodes, file, problems)
+    raw, compactions = _raw(chain, ignored)
+    records = about["records"] + line_losses(problems)
+    session = imported(
+        raw,
+        file=file,
+        format="claude-code",
+        problems=problems,
+        records=records,
+        ignored=ignored,
+        compactions=compactions,
+        off_branch=off_branch,
+        agent=agent,
+        session_id=about.get("session", ""),
     )
+    return [session]
 
 
-def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Counter) -> list[_Node]:
-    """Parse each line once; keep only what the chain and the messages need."""
-    nodes: list[_Node] = []
+def _nodes(lines: Iterable[str], file: str, problems: list[Problem], ignored: Counter):
+    """Parse each line once: the chain's nodes, the sidechain messages apart, what the file says of itself."""
+    nodes: list[Node] = []
+    sidechain: dict[int, Node] = {}  # id(link node) -> the sidechain message it stands for
+    about: dict = {"records": 0}  # "records" read, and the file's "session" and "agent" ids
     for number, record in json_records(lines, file, problems):
-        kind = record.get("type") if isinstance(record, dict) else None
-        where = f"line {number}"
-        if kind in MESSAGE_TYPES:
-            node = _message_node(record, number, file, problems)
-            if node is not None and (record.get("isSidechain") or record.get("isMeta")):
-                ignored["sidechain" if record.get("isSidechain") else "meta"] += 1
-            elif node is not None:
-                nodes.append(node)
-        elif kind == "system" and record.get("subtype") == "compact_boundary":
-            parent = record.get("parentUuid") or record.get("logicalParentUuid")
-            meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
-            nodes.append(_Node(number, record.get("uuid"), parent, "boundary", metadata=meta))
-        elif kind in LOCAL_TYPES:
-            ignored[kind] += 1
-            if record.get("uuid"):  # local notices sit on the chain: keep the link, not the record
-                nodes.append(_Node(number, record["uuid"], record.get("parentUuid"), "local"))
-        else:
-            problems.append(Problem(file, where, "unknown_record", not_a_record(record)))
-    return nodes
-
-
-def _message_node(record: dict, number: int, file: str, problems: list[Problem]) -> _Node | None:
-    message = record.get("message")
-    kind = record["type"]
-    wrong = (
-        "'message' is not an object"
-        if not isinstance(message, dict)
-        else f"message role {message.get('role')!r} in a {kind!r} record"
-        if message.get("role") != kind
-        else f"the message has no 'content' (keys: {', '.join(sorted(message))})"
-        if "content" not in message
-        else ""
-    )
-    if wrong:
-        problems.append(Problem(file, f"line {number}", "malformed_record", wrong))
-        return None
-    return _Node(
-        number,
-        record.get("uuid"),
-        record.get("parentUuid"),
-        kind,
-        message,
-        compact_summary=bool(record.get("isCompactSummary")),
-    )
-
-
-def _chain(nodes: list[_Node], file: str, problems: list[Problem]) -> tuple[list[_Node], int]:
-    """The records of the conversation in order, and how many message records are off it."""
-    messages = [n for n in nodes if n.kind in MESSAGE_TYPES]
-    by_uuid: dict[str, _Node] = {}
-    for n in (n for n in nodes if n.uuid):
-        if n.uuid in by_uuid:  # the later record wins the links, and the file says so
-            why = f"uuid {n.uuid!r} is also on line {by_uuid[n.uuid].line}; a parentUuid naming it leads here"
-            problems.append(Problem(file, f"line {n.line}", "repeated_uuid", why))
-        by_uuid[n.uuid] = n
-    if not any(n.parent in by_uuid for n in nodes):  # no link resolves in this file: file order
-        return messages, 0
-    chain: list[_Node] = []
-    seen: set[int] = set()
-    node: _Node | None = messages[-1]
-    while node is not None and id(node) not in seen:
-        seen.add(id(node))
-        chain.append(node)
-        if node.parent is None:
-            break
-        if node.parent not in by_uuid:
-            problems.append(Problem(file, f"line {node.line}", "broken_chain", f"parentUuid {node.parent!r}"))
-            break
-        node = by_uuid[node.parent]
-    chain.reverse()
-    on_chain = {id(n) for n in chain}
-    chain = _with_parallel_results(chain, messages, on_chain)
-    on_chain = {id(n) for n in chain}
-    return chain, sum(1 for n in messages if id(n) not in on_chain)
-
-
-def _with_parallel_results(chain: list[_Node], messages: list[_Node], on_chain: set[int]) -> list[_Node]:
-    """Add results that hang off the chain beside another result (parallel calls) after their parent."""
-    position = {n.uuid: i for i, n in enumerate(chain) if n.uuid}
-    extra: dict[int, list[_Node]] = {}
-    for n in messages:
-        if id(n) in on_chain or n.kind != "user" or n.parent not in position or not _only_results(n):
+        about["records"] += 1
+        node = _node(record, len(nodes), number, file, problems, ignored)
+        if node is None:
             continue
-        extra.setdefault(position[n.parent], []).append(n)
-    if not extra:
-        return chain
-    out: list[_Node] = []
-    for i, n in enumerate(chain):
-        out.append(n)
-        out.extend(extra.get(i, ()))
-    return out
+        for key, field in (("session", "sessionId"), ("agent", "agentId")):
+            if record.get(field) and key not in about:
+                about[key] = str(record[field])
+        if node.kind in MESSAGE_KINDS and record.get("isSidechain"):
+            link = Node(node.index, number, node.uuid, node.parent, "link")
+            sidechain[id(link)] = node
+            ignored["sidechain"] += 1
+            node = link
+        nodes.append(node)
+    return nodes, sidechain, about
 
 
-def _only_results(node: _Node) -> bool:
-    content = node.message.get("content") if node.message else None
-    return (
-        isinstance(content, list)
-        and bool(content)
-        and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
-    )
+def _node(record: Any, index: int, number: int, file: str, problems: list, ignored: Counter) -> Node | None:
+    """What one record is on the chain; None for a record with no place on it (counted or reported)."""
+    kind = record.get("type") if isinstance(record, dict) else None
+    uuid = record.get("uuid") if isinstance(record, dict) and isinstance(record.get("uuid"), str) else None
+    parent = record.get("parentUuid") if isinstance(record, dict) else None
+    parent = parent if isinstance(parent, str) else None
+    if kind in MESSAGE_KINDS:
+        wrong = _malformed(record)
+        if not wrong:
+            compact = bool(record.get("isCompactSummary"))
+            return Node(index, number, uuid, parent, kind, record["message"], compact_summary=compact)
+        problems.append(Problem(file, f"line {number}", "malformed_record", wrong))
+    elif kind == "system" and record.get("subtype") == "compact_boundary":
+        ignored["compact_boundary system"] += 1
+        parent = parent or record.get("logicalParentUuid")
+        meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+        return Node(index, number, uuid, parent, "boundary", metadata=meta)
+    elif kind == "system":
+        ignored[f"{record.get('subtype') or 'plain'} system"] += 1
+    elif kind in RECORDS:
+        ignored[kind] += 1
+    else:  # a type this importer does not know: reported, and its link still kept
+        problems.append(Problem(file, f"line {number}", "unknown_record", not_a_record(record)))
+    return Node(index, number, uuid, parent, "link") if uuid else None
 
 
-def _raw(chain: list[_Node], file: str) -> tuple[list[dict], list[dict]]:
+def _malformed(record: dict) -> str:
+    """Why a user or assistant record holds no usable message, or ''."""
+    message, kind = record.get("message"), record["type"]
+    if not isinstance(message, dict):
+        return "'message' is not an object"
+    if message.get("role") != kind:
+        return f"message role {message.get('role')!r} in a {kind!r} record"
+    if "content" not in message:
+        return f"the message has no 'content' (keys: {', '.join(sorted(message))})"
+    return ""
+
+
+def _raw(chain: list[Node], ignored: Counter) -> tuple[list[dict], list[dict]]:
     """Raw messages for ``normalize``, with a mark where each earlier compaction happened."""
     raw: list[dict] = []
     compactions: list[dict] = []
@@ -199,20 +176,18 @@ def _raw(chain: list[_Node], file: str) -> tuple[list[dict], list[dict]]:
             if position:  # the history before it is in the file: replay it, mark the compaction
                 meta = node.metadata or {}
                 tokens = meta.get("preTokens")
+                trigger = str(meta.get("trigger", ""))
+                tokens = tokens if isinstance(tokens, int) else None
                 compactions.append(
-                    {
-                        "where": where,
-                        "trigger": str(meta.get("trigger", "")),
-                        "tokens": tokens if isinstance(tokens, int) else None,
-                        "summary": "",
-                    }
+                    {"where": where, "trigger": trigger, "tokens_before": tokens, "summary": ""}
                 )
                 raw.append({"mark": len(compactions) - 1})
             continue
-        if node.kind == "local":
+        if node.kind == "link":
             continue
         if node.compact_summary and compactions and not compactions[-1]["summary"]:
             compactions[-1]["summary"] = text_of(_plain(node.message.get("content")))
+            ignored["compact summary"] += 1
             continue
         raw.append({"role": node.kind, "content": node.message.get("content"), "where": where})
     return raw, compactions

@@ -48,3 +48,11 @@ def json_records(lines: Iterable[str], file: str, problems: list[Problem]) -> It
         except json.JSONDecodeError as exc:
             rule = "not_json" if line.endswith("\n") else "truncated_last_line"
             problems.append(Problem(file, f"line {number}", rule, json_error(exc, line=False)))
+
+
+LINE_RULES = ("not_json", "truncated_last_line", "too_deep")  # a line lost before it was a record
+
+
+def line_losses(problems: list[Problem]) -> int:
+    """How many lines ``json_records`` could not read as records (each is a record lost)."""
+    return sum(1 for p in problems if p.rule in LINE_RULES)

@@ -19,7 +19,7 @@ openhands-sdk/openhands/sdk/event/): every event has a ``kind``. ``SystemPromptE
 system text, ``MessageEvent`` an ``llm_message``, ``ActionEvent`` a ``tool_call`` grouped by
 ``llm_response_id``, and ``ObservationEvent``/``UserRejectObservation``/``AgentErrorEvent``
 answer a ``tool_call_id``. The SDK stores one event per file (``events/event-*.json``); this
-reads them joined into one JSON list (``jq -s . events/event-*.json``).
+reads them as a JSON list; ``openhands_conversation`` reads the folder itself.
 
 An observation pairs with its call by tool-call id, else by ``cause``/``action_id``; an
 ``error`` or ``user_rejected`` observation, a command with ``success: false``, and a V1
@@ -41,8 +41,8 @@ from typing import Any
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.nesting import loads
 from compaction.importers.problems import NotASession, Problem
-from compaction.importers.session import EarlierCompaction, ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
 TOOL_ACTIONS = frozenset(
     {
@@ -134,8 +134,21 @@ def is_openhands(data: Any) -> bool:
     )
 
 
-def read_openhands(data: Any, *, file: str) -> ImportedSession:
-    """A parsed OpenHands event list as a strict list, with every repair and skip it took."""
+def detect(source: Source) -> bool:
+    """True for a JSON document that is a list of OpenHands events."""
+    return is_openhands(source.as_document())
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A saved trajectory (one JSON list of events) as one session."""
+    return [events_session(source.document(), file=source.name)]
+
+
+def events_session(data: Any, *, file: str, places: list[str] | None = None, **fields) -> ImportedSession:
+    """A parsed OpenHands event list as a strict list, with every repair and skip it took.
+
+    ``places`` names each event where problems name it (an event's file); ``events[i]`` otherwise.
+    """
     if not isinstance(data, list) or not data:
         raise NotASession(file, "an OpenHands trajectory needs a non-empty list of events")
     problems: list[Problem] = []
@@ -144,8 +157,13 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
     system: list[str] = []
     compactions: list[dict] = []
     for i, event in enumerate(data):
-        where = f"events[{i}]"  # the place in the list; OpenHands' own id follows when it differs
-        if isinstance(event, dict) and isinstance(event.get("id"), (int, str)) and event["id"] != i:
+        where = places[i] if places else f"events[{i}]"  # OpenHands' own id follows when it differs
+        if (
+            not places
+            and isinstance(event, dict)
+            and isinstance(event.get("id"), (int, str))
+            and event["id"] != i
+        ):
             where += f" (id {event['id']})"
         if not isinstance(event, dict):
             problems.append(Problem(file, where, "malformed_record", "an event that is not an object"))
@@ -166,6 +184,7 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
         elif step.kind == "system":
             system.append(step.detail)
         elif step.kind == "compaction":
+            ignored["condensation"] += 1
             compactions.append({"where": where, "summary": step.detail})
             turns.mark(len(compactions) - 1)
         elif step.kind == "say":
@@ -179,14 +198,17 @@ def read_openhands(data: Any, *, file: str) -> ImportedSession:
     raw = turns.raw()
     if not any("role" in m for m in raw):
         raise NotASession(file, "no messages, tool calls or results among the events")
-    marks: dict = {}
-    messages = normalize(raw, file=file, problems=problems, marks=marks)
-    earlier = [
-        EarlierCompaction(marks.get(i, len(messages)), c["where"], summary=c["summary"])
-        for i, c in enumerate(compactions)
-    ]
-    return ImportedSession(
-        file, "openhands", messages, problems, earlier, system="\n\n".join(system), ignored=dict(ignored)
+    return imported(
+        raw,
+        file=file,
+        format="openhands",
+        problems=problems,
+        records=len(data),
+        ignored=ignored,
+        system_records=len(system),
+        compactions=compactions,
+        system="\n\n".join(system),
+        **fields,
     )
 
 

@@ -33,14 +33,18 @@ def normalize(
     file: str = "",
     problems: list[Problem] | None = None,
     marks: dict | None = None,
+    used: set | None = None,
 ) -> list[dict]:
     """Turn raw API-shaped messages into a strict list; repairs go to ``problems`` (see module doc).
 
     A raw item ``{"mark": key}`` (no role) sets ``marks[key]`` to the index of the first message
-    after it in the output: where an earlier compaction sits in the strict list.
+    after it in the output: where an earlier compaction sits in the strict list. ``used`` receives
+    the ``where`` of every raw message that gave the list a block (the records read as messages).
     """
     found = problems if problems is not None else []
     merged = _merge(raw, file, found)
+    if used is not None:
+        used.update(w for m in merged for w in m["wheres"] if w)
     if merged and merged[0]["role"] != "user":
         found.append(Problem(file, merged[0]["wheres"][0], "leading_assistant"))
         merged.insert(0, {"role": "user", "content": [text(STARTS_WITH_ASSISTANT)], "wheres": [""]})

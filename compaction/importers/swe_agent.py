@@ -18,12 +18,22 @@ from typing import Any
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.importers.chat import openai_call
 from compaction.importers.problems import NotASession, Problem
-from compaction.importers.session import ImportedSession
-from compaction.importers.strict import normalize
+from compaction.importers.session import ImportedSession, imported
+from compaction.importers.source import Source
 
 
-def read_swe_agent(data: Any, *, file: str) -> ImportedSession:
-    """A parsed .traj object as a strict list, with every repair it took."""
+def detect(source: Source) -> bool:
+    """True for a JSON document that is an object with a ``history`` (a SWE-agent .traj)."""
+    data = source.as_document()
+    return isinstance(data, dict) and "history" in data
+
+
+def read(source: Source) -> list[ImportedSession]:
+    """A .traj file as a strict list, with every repair it took."""
+    return [_read(source.document(), source.name)]
+
+
+def _read(data: Any, file: str) -> ImportedSession:
     history = data.get("history") if isinstance(data, dict) else None
     if not isinstance(history, list) or not history:
         raise NotASession(file, "a .traj file needs a non-empty 'history' list")
@@ -58,8 +68,15 @@ def read_swe_agent(data: Any, *, file: str) -> ImportedSession:
                 raw.append({"role": "user", "content": content, "where": where})
         else:
             problems.append(Problem(file, where, "unknown_record", f"role {role!r}"))
-    messages = normalize(raw, file=file, problems=problems)
-    return ImportedSession(file, "swe-agent", messages, problems, system="\n\n".join(system))
+    return imported(
+        raw,
+        file=file,
+        format="swe-agent",
+        problems=problems,
+        records=len(history),
+        system_records=len(system),
+        system="\n\n".join(system),
+    )
 
 
 def _observed(history: list, i: int) -> bool:

@@ -10,9 +10,22 @@ import pytest
 
 from compaction.__main__ import main
 from compaction.agent.backend import DEFAULT_MODEL, connect
+from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
-from compaction.evaluate.compare import Session, goal, headline, losses, offline_session, run
+from compaction.evaluate.compare import (
+    COLUMNS,
+    DATA,
+    Session,
+    goal,
+    headline,
+    losses,
+    offline_session,
+    recorded_session,
+    row,
+    run,
+)
 from compaction.evaluate.probes import Probe, save_probes
+from compaction.evaluate.replay.engine import replay as engine_replay
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import _refusal, keep_final, replay_offline, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
@@ -238,3 +251,34 @@ def test_the_default_pipeline_meets_every_goal_on_the_150_turn_session():
     ]
     assert not unmet
     assert pipeline.cost.units <= 0.5 * none.cost.units and pipeline.score.share >= 0.9
+
+
+@pytest.mark.parametrize("strategy", ["none", "pipeline"])
+def test_evaluate_and_replay_count_the_tokens_sent_alike(tmp_path, strategy):
+    """One count for both: evaluate said 8,062,304 tokens sent by none where replay said 763,041."""
+    session = long_session()
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    evaluated = recorded_session(path, window=4_000).replay(strategy)
+    replayed = engine_replay(
+        session, strategy, window=4_000, workdir=tmp_path / "w", client=connect(context_window=SAMPLE_WINDOW)
+    )
+    assert evaluated.cost.sent == replayed.cost.sent
+    assert evaluated.cost.units == pytest.approx(replayed.cost.units)
+    if strategy == "none":  # the reference: past the window too, and each table says so
+        assert replayed.over_window and evaluated.outcome == replayed.outcome
+        assert replayed.cost.sent == sum(t.tokens for t in replayed.turns)
+        assert row(evaluated, [evaluated])[COLUMNS.index("probes")].endswith("*")
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
+def test_the_shared_mini_swe_agent_session_costs_the_same_in_evaluate_and_replay(tmp_path):
+    path = DATA / "mini-swe-agent" / "sqlfluff__sqlfluff-1733.traj.json"
+    evaluated = recorded_session(path)
+    none = evaluated.replay("none")
+    client = connect(context_window=SAMPLE_WINDOW)
+    replayed = engine_replay(
+        evaluated.messages, "none", window=evaluated.window, workdir=tmp_path, client=client
+    )
+    assert none.outcome.startswith("over the window from turn")
+    assert none.cost.sent == replayed.cost.sent > 5_000_000  # the whole uncompacted session, 158 requests

@@ -13,10 +13,11 @@ from compaction.core.messages import tool_result, tool_use, validate
 from compaction.core.tokens import count_text, estimate_tokens
 from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.replay.columns import COLUMNS, HELD_OVER, cells
 from compaction.evaluate.replay.departures import NOT_SAVED, departures, on_disk
 from compaction.evaluate.replay.engine import INPUT_PRICE, replay, turn_index
 from compaction.evaluate.replay.fill import fill_by_kind
-from compaction.evaluate.replay.turns import turn_slices
+from compaction.evaluate.replay.turns import over_the_window, turn_slices
 
 WINDOW = 6_000
 
@@ -68,20 +69,33 @@ def test_the_uncompacted_session_overflows_and_the_pipeline_keeps_it_in_the_wind
     none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client)
     pipeline = replay(session, "pipeline", window=WINDOW, workdir=tmp_path / "pipeline", client=client)
     assert none.over_window is not None and none.peak > WINDOW
-    assert none.outcome == f"over the window from turn {none.over_window}"
+    assert (
+        none.outcome == over_the_window(none.over_window) == f"over the window from turn {none.over_window}"
+    )
     assert pipeline.over_window is None and pipeline.peak <= WINDOW
     assert pipeline.outcome == "31 turns" and pipeline.fired()
     validate(pipeline.final)
 
 
-def test_the_uncompacted_cost_stops_at_the_first_request_the_api_would_refuse(tmp_path, client):
+def test_the_uncompacted_reference_counts_every_request_and_says_where_the_api_would_refuse_it(
+    tmp_path, client
+):
+    """none is the reference: the whole session's cost, its row marked from the turn the API refuses."""
     session = long_session()
-    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client)
+    probes = find_probes(session)
+    none = replay(session, "none", window=WINDOW, workdir=tmp_path / "none", client=client, probes=probes)
     first_refused = turn_slices(session)[none.over_window - 1][0]
-    before = replay(session[:first_refused], "none", window=WINDOW, workdir=tmp_path / "b", client=client)
+    before = replay(
+        session[:first_refused], "none", window=WINDOW, workdir=tmp_path / "b", client=client, probes=probes
+    )
     assert before.over_window is None
-    assert (none.cost.sent, none.dollars) == (before.cost.sent, before.dollars)
-    assert all(t.units == 0 for t in none.turns if t.turn >= none.over_window)
+    assert none.cost.sent == sum(t.tokens for t in none.turns) > before.cost.sent
+    assert all(t.units > 0 for t in none.turns if t.turn >= none.over_window)
+    assert (
+        none.outcome == over_the_window(none.over_window) == f"over the window from turn {none.over_window}"
+    )
+    assert probes and cells(none)[COLUMNS.index("probes kept")].endswith(HELD_OVER)
+    assert not cells(before)[COLUMNS.index("probes kept")].endswith(HELD_OVER)
     assert none.peak > WINDOW  # the timeline still shows how far past the window it would have gone
 
 

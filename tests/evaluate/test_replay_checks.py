@@ -10,7 +10,7 @@ from check_cases import check_tests
 
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW
-from compaction.core.messages import text, tool_result, tool_use
+from compaction.core.messages import blocks, text, tool_result, tool_use
 from compaction.course.checks import replay as checks
 from compaction.evaluate.probes import context_text, normalized
 from compaction.evaluate.replay.turns import turn_slices
@@ -26,22 +26,27 @@ def records(path):
     return [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
 
 
+def messages_of(rs):
+    return [r for r in rs if r["type"] in ("user", "assistant")]
+
+
 def merge(messages):
     out = []
     for m in messages:
         if out and out[-1]["role"] == m["role"]:
-            out[-1] = {"role": m["role"], "content": out[-1]["content"] + m["content"]}
+            out[-1] = {"role": m["role"], "content": out[-1]["content"] + blocks(m)}
         else:
-            out.append(m)
+            out.append({"role": m["role"], "content": blocks(m)})  # a prompt's text is a string
     return out
 
 
 def chain_from(rs, start):
-    by_uuid, chain = {r["uuid"]: r for r in rs}, []
+    """The messages on the chain that ends at ``start``: every record with a uuid links it."""
+    by_uuid, chain = {r["uuid"]: r for r in rs if "uuid" in r}, []
     while start is not None:
         chain.append(start)
         start = by_uuid.get(start["parentUuid"])
-    return chain[::-1]
+    return messages_of(chain[::-1])
 
 
 def package_importer(path):
@@ -52,21 +57,28 @@ def importer_written_differently(path):
     rs = records(path)
     by_parent = {}
     for r in rs:
-        by_parent.setdefault(r["parentUuid"], []).append(r)
-    chain = chain_from(rs, rs[-1])
+        by_parent.setdefault(r.get("parentUuid"), []).append(r)
+    chain = chain_from(rs, messages_of(rs)[-1])
     return merge([r["message"] for r in chain])
 
 
 def no_merge(path):
-    return [r["message"] for r in chain_from(records(path), records(path)[-1])]
+    rs = records(path)
+    return [r["message"] for r in chain_from(rs, messages_of(rs)[-1])]
 
 
 def no_chain(path):
-    return merge([r["message"] for r in records(path)])
+    return merge([r["message"] for r in messages_of(records(path))])
+
+
+def links_only_messages(path):
+    """Drops the records that are not messages before linking: the chain stops at the first hook."""
+    rs = messages_of(records(path))
+    return merge([r["message"] for r in chain_from(rs, rs[-1])])
 
 
 def first_child_from_the_first_record(path):
-    rs = records(path)
+    rs = [r for r in records(path) if "uuid" in r]
     children = {}
     for r in rs:
         children.setdefault(r["parentUuid"], r)  # at a branch, the rewound try comes first
@@ -74,7 +86,7 @@ def first_child_from_the_first_record(path):
     while r is not None:
         chain.append(r)
         r = children.get(r["uuid"])
-    return merge([x["message"] for x in chain])
+    return merge([x["message"] for x in messages_of(chain)])
 
 
 # ---------------------------------------------------------------- ShareGPT
@@ -172,7 +184,7 @@ CASES = [
     (
         checks.check_claude_code_importer,
         package_importer,
-        [no_merge, no_chain, first_child_from_the_first_record],
+        [no_merge, no_chain, links_only_messages, first_child_from_the_first_record],
     ),
     (checks.check_claude_code_importer, importer_written_differently, []),
     (

@@ -83,7 +83,7 @@ def test_the_shared_claude_code_folder_prints_a_table_per_session_and_writes_the
     "middle, shown",
     [
         ("{not json", "s.jsonl: not_json x1:"),
-        (json.dumps({"type": "progress"}), "s.jsonl: unknown_record x1:"),
+        (json.dumps({"type": "telemetry"}), "s.jsonl: unknown_record x1:"),
         (json.dumps({"type": "user", "message": "oops"}), "s.jsonl: malformed_record x1:"),
         (
             record("user", [{"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]),
@@ -109,13 +109,27 @@ def test_each_malformed_case_is_named_by_file_and_line_and_the_file_is_unchanged
 
 def test_a_truncated_last_line_is_named(capsys, tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_text(record("user", "hi") + "\n" + record("assistant", "hello")[:25])
+    lines = [record("user", "hi"), record("assistant", "hello"), record("user", "and then")[:25]]
+    path.write_text("\n".join(lines))
     status, out = replay(capsys, path, "--strategy", "none")
-    assert (status, "s.jsonl: truncated_last_line x1: " in out, f"skipped {path}:line 2: " in out) == (
+    assert (status, "s.jsonl: truncated_last_line x1: " in out, f"skipped {path}:line 3: " in out) == (
         0,
         True,
         True,
     )
+
+
+def test_a_file_that_collapses_to_no_reply_of_the_model_exits_2_naming_why(capsys, tmp_path):
+    """A session cut down to one user message exited 0 with '1 turns'."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(record("user", "hi") + "\n" + record("assistant", "hello")[:25])
+    status, out = replay(capsys, path, "--strategy", "none")
+    assert status == 2
+    assert (
+        f"error: {path}: nothing to replay: no reply of the model to replay (2 records: 1 read as messages, "
+        in out
+    )
+    assert "1 skipped (1 truncated_last_line)" in out
 
 
 @pytest.mark.parametrize("content", ["just some notes\n", '{"name": "pkg", "version": "1.0"}', ""])
@@ -139,7 +153,8 @@ def test_a_folder_replays_its_sessions_and_skips_other_json_files(capsys, tmp_pa
     session_file(tmp_path / "a.jsonl")
     (tmp_path / "package.json").write_text('{"name": "x"}')
     status, out = replay(capsys, tmp_path, "--strategy", "none")
-    assert status == 0 and "a.jsonl: window" in out and "package.json: skipped" in out
+    assert status == 3 and "a.jsonl: window" in out and "package.json: skipped" in out
+    assert "1 skipped (each named above); exit status 3" in out
 
 
 def test_save_final_writes_each_strategys_context_valid_and_redacted(capsys, tmp_path):
@@ -245,16 +260,16 @@ def test_a_probe_file_that_is_not_utf8_exits_2_naming_it_and_the_byte(capsys, tm
 def test_an_unreadable_file_in_a_folder_is_skipped_and_named(capsys, tmp_path, monkeypatch):
     session_file(tmp_path / "a.jsonl")
     session_file(tmp_path / "b.jsonl")
-    real_load = command.load
+    real_load = command.load_all
 
-    def load(path, *args):
+    def load_all(path, *args):
         if Path(path).name == "b.jsonl":  # as a file root owns reads to another user
             raise PermissionError(13, "Permission denied", str(path))
         return real_load(path, *args)
 
-    monkeypatch.setattr(command, "load", load)
+    monkeypatch.setattr(command, "load_all", load_all)
     status, out = replay(capsys, tmp_path, "--strategy", "none")
-    assert status == 0 and "a.jsonl: window" in out
+    assert status == 3 and "a.jsonl: window" in out
     assert "b.jsonl: skipped, cannot be read (Permission denied)" in out
     status, out = replay(capsys, tmp_path / "b.jsonl")
     assert status == 2 and "b.jsonl: cannot be read (Permission denied)" in out
@@ -312,7 +327,7 @@ def test_without_workdir_nothing_is_left_in_the_temp_folder_and_with_it_the_last
 def test_tables_go_to_stdout_and_problems_and_refusals_to_stderr(capsys, tmp_path):
     path = session_file(tmp_path / "s.jsonl", "{not json")
     status, out, err = streams(capsys, path, "--strategy", "none")
-    assert status == 0 and "not_json" in err and "not_json" not in out
+    assert status == 0 and "not_json" in err and f"{path}:line 3" not in out  # out counts it, err names it
     assert f"{path}: window" in out and "window" not in err
     status, out, err = streams(capsys, tmp_path / "absent")
     assert status == 2 and out == "" and err.startswith(f"error: {tmp_path / 'absent'}: no such file")
@@ -373,3 +388,28 @@ def test_a_cost_too_small_for_four_decimals_is_not_shown_as_nothing():
     assert dollars(0.0) == "$0.0000"  # nothing sent
     assert dollars(0.00002) == "<$0.0001"  # a few tokens: spent, but under the last decimal
     assert dollars(0.00005) == "$0.0001" and dollars(1.23456) == "$1.2346"
+
+
+def test_every_replay_says_what_became_of_each_record_and_a_thin_read_says_so_on_stderr(capsys, tmp_path):
+    """A 2.1.14 session came out as 10 messages of 97 records with exit 0 and nothing said."""
+    noise = [
+        json.dumps({"type": "progress", "uuid": f"p{i}", "data": {"type": "hook_progress"}}) for i in range(8)
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([record("user", "fix it"), *noise, record("assistant", "done"), "{cut"]) + "\n")
+    status, out, err = streams(capsys, path, "--strategy", "none")
+    assert status == 0
+    counts = f"{path}: 11 records: 2 read as messages, 8 left out (8 progress), 1 skipped (1 not_json)"
+    assert counts in " ".join(out.split())
+    (thin,) = [line for line in err.splitlines() if "only" in line]
+    assert (
+        thin
+        == f"{path}: only 2 of 11 records were read as messages (8 left out: progress, 1 skipped: not_json)"
+    )
+
+
+def test_help_says_which_exit_status_means_what(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["replay", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 replayed; 3 replayed, but files or instances were skipped; 2 refused" in out

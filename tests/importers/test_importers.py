@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
-from compaction.importers import MISSING_RESULT, NotASession, from_claude_code, load, normalize
-from compaction.importers.claude_code import read_claude_code
+from compaction.importers import MISSING_RESULT, NotASession, load, normalize
 
 
 def record(kind, content, uuid=None, parent=None, **extra):
@@ -16,6 +17,14 @@ def record(kind, content, uuid=None, parent=None, **extra):
     if uuid:
         body.update(uuid=uuid, parentUuid=parent)
     return json.dumps(body)
+
+
+def read_claude_code(lines):
+    """The session ``load`` reads from these lines, written to a file of their own."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "session.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        return load(path, "claude-code")
 
 
 def texts(messages):
@@ -28,25 +37,33 @@ def rules(session):
 
 def test_user_and_assistant_records_become_alternating_messages():
     lines = [record("user", "hi"), record("assistant", [{"type": "text", "text": "hello"}])]
-    assert from_claude_code(lines) == [
+    assert read_claude_code(lines).messages == [
         {"role": "user", "content": [{"type": "text", "text": "hi"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
     ]
 
 
-def test_summary_system_meta_and_sidechain_records_are_left_out_and_counted():
+def test_summary_system_and_sidechain_records_are_left_out_and_counted_and_meta_records_are_sent():
     lines = [
         json.dumps({"type": "summary", "summary": "x", "leafUuid": "u"}),
         json.dumps({"type": "system", "content": "hook ran"}),
-        record("user", "caveat", isMeta=True),
+        record("user", "caveat", isMeta=True),  # a note the model reads (a local command's caveat)
         record("user", "side", isSidechain=True),
         record("user", "real"),
         "",
     ]
     session = read_claude_code(lines)
-    assert session.messages == [{"role": "user", "content": [{"type": "text", "text": "real"}]}]
-    assert session.ignored == {"summary": 1, "system": 1, "meta": 1, "sidechain": 1}
+    assert session.messages == [
+        {"role": "user", "content": [{"type": "text", "text": "caveat"}, {"type": "text", "text": "real"}]}
+    ]
+    assert session.ignored == {"summary": 1, "plain system": 1, "sidechain": 1}
     assert session.problems == []
+    assert session.tally() == {
+        "read as messages": 2,
+        "left out: plain system": 1,
+        "left out: sidechain": 1,
+        "left out: summary": 1,
+    }
 
 
 def test_parallel_tool_results_in_separate_records_are_merged_into_one_message_results_first():
@@ -61,7 +78,7 @@ def test_parallel_tool_results_in_separate_records_are_merged_into_one_message_r
         record("user", [{"type": "tool_result", "tool_use_id": "b", "content": "Y"}]),
         record("user", [{"type": "tool_result", "tool_use_id": "a", "content": "X"}]),
     ]
-    out = from_claude_code(lines)
+    out = read_claude_code(lines).messages
     validate(out)
     assert [b["type"] for b in out[2]["content"]] == ["tool_result", "tool_result", "text"]
     assert [b["tool_use_id"] for b in tool_result_blocks(out[2])] == ["a", "b"]
@@ -141,7 +158,7 @@ def test_a_call_whose_id_is_a_number_or_whose_input_is_text_keeps_its_result_and
     "bad, rule",
     [
         ("{broken\n", "not_json"),
-        (json.dumps({"type": "progress", "data": 1}) + "\n", "unknown_record"),
+        (json.dumps({"type": "telemetry", "data": 1}) + "\n", "unknown_record"),
         (json.dumps({"silly": "this"}) + "\n", "unknown_record"),
         (json.dumps({"type": "user", "message": "error"}) + "\n", "malformed_record"),
         (
@@ -229,7 +246,7 @@ def test_two_records_with_one_uuid_are_named_and_links_follow_the_later():
     assert rules(session) == [("line 3", "repeated_uuid")] and "line 2" in session.problems[0].detail
 
 
-def test_a_parent_missing_from_the_file_stops_the_chain_with_a_problem():
+def test_a_parent_missing_from_the_file_goes_on_in_file_order_and_names_the_line():
     lines = [
         record("user", "a", uuid="u1"),
         record("assistant", "b", uuid="a1", parent="u1"),
@@ -237,8 +254,9 @@ def test_a_parent_missing_from_the_file_stops_the_chain_with_a_problem():
         record("assistant", "d", uuid="a2", parent="u2"),
     ]
     session = read_claude_code(lines)
-    assert texts(session.messages) == ["c", "d"]
+    assert texts(session.messages) == ["a", "b", "c", "d"]
     assert rules(session) == [("line 3", "broken_chain")]
+    assert "read on in file order from line 2" in session.problems[0].detail
 
 
 def boundary(uuid, logical, **meta):

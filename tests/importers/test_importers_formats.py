@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from compaction.core.messages import tool_result_blocks, tool_use_blocks, validate
-from compaction.importers import NotASession, from_swe_agent, load, sessions_in
+from compaction.importers import NotASession, load, sessions_in
 from compaction.importers.nesting import MAX_DEPTH
 
 TASK = {"role": "user", "content": "fix the bug"}
@@ -56,7 +56,7 @@ def test_swe_agent_text_actions_become_bash_calls_answered_by_the_observation(tm
             {"role": "assistant", "content": "done", "action": "submit"},
         ]
     }
-    out = from_swe_agent(write(tmp_path / "t.traj", traj))
+    out = load(write(tmp_path / "t.traj", traj), "swe-agent").messages
     validate(out)
     assert calls(out) == [("bash", {"command": "ls -a"})]
     assert results(out) == ["a.py"]
@@ -107,6 +107,50 @@ def test_mini_swe_agent_tool_calling_runs_use_tool_messages(tmp_path):
     session = load(write(tmp_path / "run.traj.json", data))
     assert calls(session.messages) == [("bash", {"command": "ls"})]
     assert results(session.messages) == ["a.py"]
+
+
+def submit_call(call_id):
+    arguments = json.dumps({"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"})
+    return {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": arguments}}
+
+
+def test_mini_swe_agent_exit_after_the_submitting_command_is_that_commands_output(tmp_path):
+    """mini-swe-agent 1.1's normal end was reported as a malformed message and an unanswered call."""
+    exit_message = {"role": "exit", "content": "diff --git a/x b/x", "extra": {"exit_status": "Submitted"}}
+    data = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            TASK,
+            {"role": "assistant", "content": "submit", "tool_calls": [submit_call("c9")]},
+            exit_message,
+        ],
+    }
+    session = load(write(tmp_path / "run.traj.json", data))
+    assert results(session.messages) == ["diff --git a/x b/x"]
+    assert (session.problems, session.ended) == ([], "Submitted")
+    assert session.tally() == {"read as messages": 3}
+
+
+def test_mini_swe_agent_exit_without_a_command_ends_the_run_and_is_counted(tmp_path):
+    limit = {"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded"}}
+    text_mode = {
+        "role": "assistant",
+        "content": "THOUGHT: submit\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+    }
+    data = {
+        "trajectory_format": "mini-swe-agent-1",
+        "messages": [TASK, {"role": "assistant", "content": "thinking"}, limit],
+    }
+    session = load(write(tmp_path / "limit.traj.json", data))
+    assert (session.problems, session.ended) == ([], "LimitsExceeded")
+    assert session.tally() == {"read as messages": 2, "left out: exit (LimitsExceeded)": 1}
+    data["messages"][1:] = [
+        text_mode,
+        {"role": "exit", "content": "patch", "extra": {"exit_status": "Submitted"}},
+    ]
+    session = load(write(tmp_path / "text.traj.json", data))
+    assert calls(session.messages) == [("bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"})]
+    assert results(session.messages) == ["patch"]
 
 
 OPENAI = [
@@ -327,7 +371,7 @@ def test_a_codex_cli_rollout_becomes_calls_results_and_text(tmp_path):
 
 def test_a_codex_item_the_importer_does_not_know_is_reported_with_its_line(tmp_path):
     lines = codex_lines()
-    lines.insert(3, json.dumps({"type": "response_item", "payload": {"type": "web_search_call", "id": "w"}}))
+    lines.insert(3, json.dumps({"type": "response_item", "payload": {"type": "hologram_call", "id": "w"}}))
     session = load(write(tmp_path / "rollout.jsonl", "\n".join(lines) + "\n"))
     assert [(p.where, p.rule) for p in session.problems] == [("line 4", "unknown_record")]
 
@@ -372,3 +416,40 @@ def test_a_line_that_is_no_record_says_what_it_is(tmp_path, line, said):
     session = load(write(tmp_path / "s.jsonl", f"{first}\n{line}\n"))
     [problem] = session.problems
     assert (problem.where, problem.rule) == ("line 2", "unknown_record") and problem.detail.startswith(said)
+
+
+def test_codex_items_of_current_rollouts_are_kept_as_what_they_are_and_compacted_is_an_earlier_compaction(
+    tmp_path,
+):
+    """A rollout's 7 web_search_call items were skipped as unknown and its compacted record dropped."""
+
+    def item(payload):
+        return json.dumps({"timestamp": "2026-01-05T10:00:00Z", "type": "response_item", "payload": payload})
+
+    search = {"type": "search", "query": "tiktoken cl100k offline"}
+    lines = [
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Find it."}]}),
+        item({"type": "web_search_call", "id": "ws_1", "status": "completed", "action": search}),
+        item(
+            {
+                "type": "local_shell_call",
+                "call_id": "sh_1",
+                "status": "completed",
+                "action": {"type": "exec", "command": ["ls", "-a"]},
+            }
+        ),  # fmt: skip
+        item({"type": "function_call_output", "call_id": "sh_1", "output": ".\n..\nsetup.py"}),
+        item({"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}}),
+        json.dumps({"type": "compacted", "payload": {"message": "Summary: searched, listed files."}}),
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Go on."}]}),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}),
+    ]
+    session = load(write(tmp_path / "rollout-2026.jsonl", "\n".join(lines) + "\n"))
+    validate(session.messages)
+    assert session.problems == []
+    assert "[web search (completed): tiktoken cl100k offline]" in json.dumps(session.messages)
+    assert calls(session.messages) == [("local_shell", {"type": "exec", "command": ["ls", "-a"]})]
+    assert results(session.messages) == [".\n..\nsetup.py"]
+    (earlier,) = session.earlier_compactions
+    assert (earlier.where, earlier.summary) == ("line 6", "Summary: searched, listed files.")
+    assert session.tally() == {"read as messages": 6, "left out: compacted": 1, "left out: ghost_snapshot": 1}

@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compaction import __main__ as cli
+from compaction.importers import session_paths
 from compaction.importers.nesting import MAX_DEPTH
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-SESSIONS = sorted(p for p in DATA.rglob("*") if p.suffix in (".jsonl", ".traj")) if DATA.is_dir() else []
+SESSIONS = session_paths(DATA) if DATA.is_dir() else []  # every session the command would find
 needs_data = pytest.mark.skipif(not SESSIONS, reason=f"the shared session data is not at {DATA}")
 TIKTOKEN_CACHE = "data-gym-cache"  # tiktoken's encodings, cached in the temp folder on first use
 NESTED = b"[" * 100_000 + b"]" * 100_000 + b"\n"  # past any recursive parser's stack

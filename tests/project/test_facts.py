@@ -246,6 +246,9 @@ ALLOWED = {
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
     ),
+    ("15_replay.ipynb", "Before it was fixed, the package's own importer read"): (
+        "the course's own measurement of the shared Claude Code 2.1.6 session"
+    ),
     ("16_on_demand_compaction.ipynb", "## The API's view of the cache, row for row"): (
         "chapter numbers; the course's own cache-break count"
     ),

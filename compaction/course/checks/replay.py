@@ -1,8 +1,9 @@
 """Checks for chapter 15 (replay): a Claude Code importer, a ShareGPT importer, where a fact was lost.
 
 All three are differential. ``check_claude_code_importer`` compares the learner's importer with
-``importers.load`` on the course's own session files (split assistant records, parallel results,
-a rewound branch). ``check_sharegpt_importer`` compares with ``sharegpt_reference`` on small
+``importers.load`` on the course's own session files, written as Claude Code 2.x writes them
+(split assistant records, parallel results, hooks' progress records and a local command on the
+chain, a rewound branch). ``check_sharegpt_importer`` compares with ``sharegpt_reference`` on small
 conversations that cover each rule of the format's description. ``check_lost_at`` compares with
 the replay engine's own accounting (``replay(..., probes=...).lost``) on the course's session.
 Deliberately left out: malformed files, which the package's importers report and the chapter shows.
@@ -67,7 +68,10 @@ def check_claude_code_importer(fn: Callable) -> CheckReport:
     """The chapter's importer: ``fn(path)`` equals ``importers.load(path).messages`` on the course files."""
     long, short = sample_session(80), sample_session(30)
     cases = [
-        ("split records of the 30-turn session", lambda: _same_as_load(fn, claude_code_records(short))),
+        (
+            "split records, and records on the chain that are no messages",
+            lambda: _same_as_load(fn, claude_code_records(short)),
+        ),
         ("parallel results of the 80-turn session", lambda: _same_as_load(fn, claude_code_records(long))),
         (
             "a rewound branch is not replayed",

@@ -27,12 +27,16 @@ COLUMNS = (
 NUMERIC = frozenset({"peak", "final", "tokens sent", "cache breaks", COLUMNS[7], "probes kept"})
 LEGEND = (
     "Legend: peak/final = tokens (tiktoken cl100k) of the largest/last request; tokens sent = every input "
-    "token of every request up to the first the API would refuse, summary requests included; cache breaks = "
+    "token of every request, summary requests included, and for none, the uncompacted reference, its "
+    "requests over the window too (from the turn its outcome names the API would refuse them, so its probes "
+    "are held in a context the API would refuse); "
+    "cache breaks = "
     f"requests that did not extend the one before; cost = input only at ${INPUT_PRICE:g}/M, cache reads "
     f"{CACHE_READ:g}x, writes {CACHE_WRITE:g}x; probes kept = facts the final context still holds, of those "
     "the session holds (- when no probe was found or given); not reached = facts a refused run stopped "
     "before, counted as lost; left the context = compactions that dropped tokens."
 )
+HELD_OVER = "(in a context the API would refuse)"  # the reference's probes, past the window
 # events that free nothing: a failure, the breaker opening, the loop guard stopping summaries
 FAILURES = frozenset({"summary_failed", "budget_failed", "breaker", "loop_guard"})
 # records a format keeps on the user's machine, named so they are not mistaken for compactions
@@ -62,6 +66,7 @@ def cells(run: StrategyRun) -> list[str]:
     if run.score:
         kept = f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
         kept += f" ({len(run.unreached)} not reached)" if run.unreached else ""
+        kept += f" {HELD_OVER}" if run.over_window else ""
     return [
         run.strategy,
         outcome(run),

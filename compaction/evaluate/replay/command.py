@@ -1,17 +1,23 @@
 """``compaction replay PATH...``: import each session, replay it through each strategy, report.
 
-For every session file (a folder is searched for .jsonl, .traj and .json files) the command
-prints a table of the strategies on stdout, one row per strategy saying how it ended: the turns
-it replayed, "over the window from turn N" (none), or "refused at turn N: why" when the strategy
-could not bring a request under the window (a failed summary, or a first message alone over it).
+For every session (a folder is searched for .jsonl, .traj and .json files and OpenHands
+conversation folders; a Claude Code project folder's sub-agents follow their session; an
+evaluation's output.jsonl is a session per instance) the command says how many of the file's
+records it read as messages and what became of the rest, then prints a table of the strategies on
+stdout, one row per strategy saying how it ended: the turns it replayed, "refused at turn N: why"
+when the strategy could not bring a request under the window (a failed summary, or a first
+message alone over it), or for none, the uncompacted reference, "over the window from turn N"
+where the API would refuse its requests (its probes are then held in a context the API refuses).
 On stderr, each naming the file as given: what the importer repaired or skipped (grouped by rule,
-with lines), each refusal, and errors. ``--save-final DIR`` writes each strategy's final context
-as JSON, ``--report FILE.html`` the report. Everything printed or written passes through
-``redact``. What left the context goes to a temporary folder removed at exit, or to ``--workdir``
-(then kept, and its path printed). Exit status: 0 when every session was replayed (refused
-strategies included); 2 when a file given by name is not a session (one line naming it and why),
-a path does not exist, the window is not a positive number, or no session was found. Session files
-are only ever opened for reading.
+with lines), a file of which less than half the records became messages, each refusal, and
+errors. ``--save-final DIR`` writes each strategy's final context as JSON, ``--report FILE.html``
+the report. Everything printed or written passes through ``redact``. What left the context goes
+to a temporary folder removed at exit, or to ``--workdir`` (then kept, and its path printed).
+Exit status: 0 when every session was replayed (refused strategies included); 3 when sessions
+were replayed but files or instances found in a folder or output file were skipped (each named
+on stderr with why); 2 when a file given by name is not a session or holds nothing to replay
+(one line naming it and why), a path does not exist, the window is not a positive number, or no
+session was found. Session files are only ever opened for reading.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -46,13 +53,16 @@ from compaction.evaluate.replay.columns import (
     verdict,
 )
 from compaction.evaluate.replay.engine import DEFAULT, SessionReplay, StrategyRun, replay, turn_index
+from compaction.evaluate.replay.readout import counts_line, nothing_to_replay, thin_read
 from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.turns import first_message_too_big
 from compaction.evaluate.strategies import ON_REQUEST, STRATEGIES
-from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load, session_files
+from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load_all, session_paths
+from compaction.importers.openhands_conversation import is_conversation
 
 WINDOW = 200_000
+SKIPPED = 3  # exit status: replayed, but files or instances were skipped
 TEMPORARY_NOTE = (
     "The work folder was temporary and is removed when the command ends: the places named under "
     "'on disk' are gone. Run with --workdir DIR to keep them."
@@ -71,6 +81,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a session file or a folder")
     parser.add_argument("--format", choices=FORMATS, help="skip detection: read every file in this format")
+    parser.epilog = "exit status: 0 replayed; 3 replayed, but files or instances were skipped; 2 refused"
     parser.add_argument(
         "--strategy",
         action="append",
@@ -137,19 +148,18 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
 def _replay_all(args, files, given, client, workdir: Path, console: Console, errors: Console) -> int:
     """Import and replay every file; a named file that is no session ends it with status 2."""
     strategies = args.strategy or list(DEFAULT)
-    sessions = []
+    sessions, skipped = [], 0
     for path, named in files:
         try:
-            sessions.append((path, load(path, args.format)))
-        except NotASession as exc:
+            found = _sessions(path, args.format, errors)
+        except _Refused as exc:
             if named:
-                return _fail(errors, f"{path}: not a session: {exc.reason}")
-            _say(errors, f"{path}: skipped, not a session: {exc.reason}")
-        except OSError as exc:  # unreadable (permissions, a vanished file): said, and the scan goes on
-            why = exc.strerror or str(exc)
-            if named:
-                return _fail(errors, f"{path}: cannot be read ({why})")
-            _say(errors, f"{path}: skipped, cannot be read ({why})")
+                return _fail(errors, f"{path}: {exc}")
+            _say(errors, f"{path}: skipped, {exc}")
+            skipped += 1
+            continue
+        skipped += found[1]
+        sessions += [(path, session) for session in found[0]]
     if not sessions:
         return _fail(errors, "no session found in " + ", ".join(str(p) for p in args.paths))
     replays = []
@@ -166,16 +176,40 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
         _say(console, f"Report: {write_report(replays, args.report, note=note)}")
     if args.workdir:
         _say(console, f"Outputs (persisted results, transcripts): {workdir}")
-    return 0
+    if skipped:
+        _say(errors, f"{skipped} skipped (each named above); exit status {SKIPPED}")
+    return SKIPPED if skipped else 0
+
+
+class _Refused(Exception):
+    """A file that gives no session to replay, and why in words."""
+
+
+def _sessions(path: Path, format: str | None, errors: Console) -> tuple[list[ImportedSession], int]:
+    """The sessions of one file that hold something to replay, and how many of its instances did not."""
+    try:
+        found = load_all(path, format)
+    except NotASession as exc:
+        raise _Refused(f"not a session: {exc.reason}") from None
+    except OSError as exc:  # unreadable (permissions, a vanished file): said, and the scan goes on
+        raise _Refused(f"cannot be read ({exc.strerror or exc})") from None
+    usable = [s for s in found if not nothing_to_replay(s)]
+    if not usable:
+        raise _Refused(f"nothing to replay: {nothing_to_replay(found[0])}")
+    for session in found:
+        why = nothing_to_replay(session)
+        if why:
+            _say(errors, f"{path}#{session.instance}: skipped, nothing to replay: {why}")
+    return usable, len(found) - len(usable)
 
 
 def _files(paths: list[Path], errors: Console) -> tuple[list[tuple[Path, bool]], int]:
     """(file, named by the user) for every path; status 2 for a path that does not exist."""
     files: list[tuple[Path, bool]] = []
     for path in paths:
-        if path.is_dir():
-            files += [(p, False) for p in session_files(path)]
-        elif path.is_file():
+        if path.is_dir() and not is_conversation(path):
+            files += [(p, False) for p in session_paths(path)]
+        elif path.is_file() or path.is_dir():
             files.append((path, True))
         else:
             return [], _fail(errors, f"{path}: no such file or folder")
@@ -196,25 +230,30 @@ def _replay_one(
     kept: bool,
 ) -> SessionReplay:
     console.print()
-    _say(console, f"{path}: {session.format}, {len(session.messages):,} messages", "bold")
-    for line in problem_lines(session, path):
+    where = f"{path}#{session.instance}" if session.instance else str(path)
+    agent = f" sub-agent {session.agent} of session {session.session_id or '?'}," if session.agent else ""
+    _say(console, f"{where}: {session.format},{agent} {len(session.messages):,} messages", "bold")
+    _say(console, counts_line(session, where))
+    for line in problem_lines(session, where):
         _say(errors, line)
+    if thin_read(session, where):
+        _say(errors, thin_read(session, where))
     for c in session.earlier_compactions:
         tokens = f", {c.tokens_before:,} tokens" if c.tokens_before else ""
         _say(
             console,
-            f"{path}:{c.where}: the recorded agent compacted here ({c.trigger or '?'}{tokens}); "
+            f"{where}:{c.where}: the recorded agent compacted here ({c.trigger or '?'}{tokens}); "
             f"replayed from the full history",
         )
     too_big = first_message_too_big(session.messages, window, SharedCounter(Tokens()))
     if too_big:  # said once, up front; each strategy's row says it again
-        _say(errors, f"{path}: refused before turn 1: {too_big}; every strategy but none stops there")
+        _say(errors, f"{where}: refused before turn 1: {too_big}; every strategy but none stops there")
     runs: list[StrategyRun] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"))
     with Progress(*columns, console=console, transient=True) as progress:
         for name in strategies:
             task = progress.add_task(name, total=None)
-            folder = workdir / path.stem / name.replace(" ", "-")
+            folder = workdir / file_stem(session, path) / name.replace(" ", "-")
             runs.append(
                 replay(
                     session.messages,
@@ -228,12 +267,12 @@ def _replay_one(
                 )
             )
             if runs[-1].refused and not too_big:
-                _say(errors, f"{path}: {name} {runs[-1].outcome}")
+                _say(errors, f"{where}: {name} {runs[-1].outcome}")
     # the heading on a line of its own, never wrapped: a long path stays one line to copy
-    console.print(session_heading(session, runs, path), soft_wrap=True)
+    console.print(session_heading(session, runs, where), soft_wrap=True)
     console.print(strategy_table(runs))
     if kept and any(run.events for run in runs):
-        _say(console, f"What left the context is on disk under {workdir / path.stem}")
+        _say(console, f"What left the context is on disk under {workdir / file_stem(session, path)}")
     return SessionReplay(session, runs, turn_index(session.messages), probes)
 
 
@@ -256,6 +295,12 @@ def problem_lines(session: ImportedSession, path: Path | str | None = None) -> l
     return lines
 
 
+def file_stem(session: ImportedSession, path: Path | None = None) -> str:
+    """The file's stem, and the instance when the file holds several, made safe as a file name."""
+    stem = (path or Path(session.file)).stem
+    return stem + (f"#{re.sub(r'[^A-Za-z0-9._-]', '_', session.instance)}" if session.instance else "")
+
+
 def session_heading(session: ImportedSession, runs: list[StrategyRun], path: Path | str | None = None) -> str:
     """The line above a session's table: the file as given, and the window."""
     file = str(path) if path is not None else session.file
@@ -276,7 +321,7 @@ def strategy_table(runs: list[StrategyRun]) -> Table:
 def _save_final(result: SessionReplay, folder: Path, console: Console) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for run in result.runs:
-        out = folder / f"{Path(result.session.file).stem}.{run.strategy.replace(' ', '-')}.json"
+        out = folder / f"{file_stem(result.session)}.{run.strategy.replace(' ', '-')}.json"
         out.write_text(json.dumps(redact_json(run.final), ensure_ascii=False, indent=1), encoding="utf-8")
     _say(console, f"Final contexts: {folder}")
 

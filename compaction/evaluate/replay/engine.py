@@ -27,7 +27,7 @@ from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.core.events import CompactionEvent
 from compaction.core.models import CLAUDE_MODEL, MODELS
-from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
+from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.replay.turns import (
     ProbeWatch,
@@ -35,8 +35,10 @@ from compaction.evaluate.replay.turns import (
     RecordingClient,
     Replay,
     finish,
+    over_the_window,
     probe_reach,
     replayed_requests,
+    sent_cost,
     turn_slices,
 )
 from compaction.evaluate.strategies import build
@@ -190,9 +192,7 @@ def replay(
             on_turn(sent.turn, len(slices))
     if not run.refused:  # it came to the end: the last answer too has arrived, so every probe was reached
         run.received = len(session)
-    # the API refuses a request over the window: what "none" sends after that is never paid for
-    refused = next((i for t, i in zip(run.turns, agent_requests, strict=True) if t.tokens > window), None)
-    run.cost = price(recording.requests[:refused], tokens)
+    run.cost = sent_cost(recording.requests, tokens)
     run.turns = [
         ReplayedRequest(
             t.turn, t.messages, t.tokens, run.cost.per_request[i] if i < len(run.cost.per_request) else 0.0
@@ -200,7 +200,7 @@ def replay(
         for t, i in zip(run.turns, agent_requests, strict=True)
     ]
     over = run.over_window
-    run.outcome = run.outcome or (f"over the window from turn {over}" if over else f"{len(run.turns)} turns")
+    run.outcome = run.outcome or (over_the_window(over) if over else f"{len(run.turns)} turns")
     run.final = context
     run.events = list(compactor.events)
     run.breaker_open, run.loop_stopped = compactor.breaker_open, compactor.stopped is not None

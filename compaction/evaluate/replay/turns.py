@@ -155,7 +155,7 @@ def finish(
         final_tokens=sum(tokens(m) for m in final),
         full=full,
         full_tokens=sum(tokens(m) for m in full),
-        cost=price(list(requests), tokens),
+        cost=sent_cost(requests, tokens),
         counts=ran.counts,
         events=ran.events,
         saved=saved,
@@ -217,7 +217,7 @@ def replay_offline(
             outcome = f"refused at turn {len(result.turns)}: {_refusal(result.error)}"
         elif strategy == "none":
             over = next((t.index + 1 for t in answered if t.input_tokens > window), None)
-            outcome = f"over the window from turn {over}" if over else f"{len(answered)} turns"
+            outcome = over_the_window(over) if over else f"{len(answered)} turns"
         else:
             outcome = f"{len(answered)} turns"
         ran = Ran(
@@ -238,6 +238,22 @@ def replay_offline(
             lost=watch.lost,
             workspace=workspace,
         )
+
+
+def sent_cost(requests: Sequence[Request], tokens: Tokens) -> Cost:
+    """What a run sent, priced: every request, summaries too, and the reference's over the window.
+
+    The one count of tokens sent for ``replay`` and ``evaluate`` alike. ``none`` is the reference,
+    the uncompacted session: its requests past the window are counted as well (the API would
+    refuse them; ``over_the_window`` says so on its row), so every strategy compares with the
+    whole session's cost. A strategy that cannot fit stops, so it sent nothing over the window.
+    """
+    return price(list(requests), tokens)
+
+
+def over_the_window(turn: int) -> str:
+    """The reference's outcome when its requests outgrow the window: from which turn the API refuses them."""
+    return f"over the window from turn {turn}"
 
 
 def _refusal(error: BaseException) -> str:
