@@ -190,3 +190,9 @@ def restored_path(text: Any) -> str | None:
 
 # ours, then the forms other agents' sessions use for what they removed ([snipped ...], [Earlier ...])
 FOREIGN_HEADS = ("[snipped", "[Earlier tool result")
+HEADS = (MARKER_OPEN, SNIP_HEAD, CLEARED_HEAD, CONTINUATION_HEAD, RESTORED, *FOREIGN_HEADS)
+
+
+def is_placeholder(text: Any) -> bool:
+    """True when a text starts like any placeholder or marker the layers (or other agents) write."""
+    return isinstance(text, str) and text.startswith(HEADS)
