@@ -19,7 +19,7 @@ CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ip
 
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it;"
-	@echo "                LANG=ja opens the Japanese edition, ja/)"
+	@echo "                LANG=ja opens the Japanese edition, ja/, with JupyterLab's own menus in Japanese)"
 	@echo "make test       ruff, pytest and strict nbval over the notebooks and solutions of both editions (WORKERS=N)"
 	@echo "make exercises  regenerate exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
 	@echo "make binder     print the Binder link for this clone's GitHub remote (LANG=ja: the ja chapter 00)"
