@@ -15,13 +15,14 @@ WORKERS ?=
 EDITION := $(if $(filter ja%,$(LANG)),ja,en)
 CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ipynb
 
-.PHONY: help install lab test exercises binder
+.PHONY: help install lab test exercises edition binder
 
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it;"
 	@echo "                LANG=ja opens the Japanese edition, ja/, with JupyterLab's own menus in Japanese)"
 	@echo "make test       ruff, pytest and strict nbval over the notebooks and solutions of both editions (WORKERS=N)"
 	@echo "make exercises  regenerate exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
+	@echo "make edition    build the static HTML edition of both languages in build/edition (open its index.html)"
 	@echo "make binder     print the Binder link for this clone's GitHub remote (LANG=ja: the ja chapter 00)"
 
 $(BIN)/python:
@@ -52,6 +53,10 @@ test: $(STAMP)
 
 exercises: $(STAMP)
 	$(BIN)/python -m compaction.course build-exercises
+
+# every chapter, exercise and solution as HTML with its saved outputs and widgets (compaction/course/render.py)
+edition: $(STAMP)
+	$(BIN)/python -m compaction.course render
 
 # the Binder link from this clone's own remote: Binder needs the GitHub path, which only git knows
 binder:
