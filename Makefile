@@ -27,20 +27,28 @@ help:
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; set PYTHON=...")'
+	@echo "==> creating $(VENV) with $$($(PYTHON) --version)"
 	$(PYTHON) -m venv $(VENV)
 
-# uv (from PyPI, into the venv) installs the same packages in ~20 s where pip takes ~110 s; plain pip
-# when uv cannot be had or fails. The editable install is a path in a .pth file (compat mode): the
+# uv (from PyPI, into the venv) installs the same packages several times faster than pip; plain pip
+# when uv cannot be had or fails. Neither is quiet: a first install downloads about 150 packages, and
+# the terminal shows each download and the list of what was installed (README: the measured time).
+# The editable install is a path in a .pth file (compat mode): the
 # default import hook costs every Python start ~25 ms (kernels, the agent's commands, test processes).
 # uv compiles the bytecode as pip does (--compile-bytecode): where PYTHONDONTWRITEBYTECODE is set no
 # process could cache it, and each one that imports the SDK would compile it again (~1.8 s of CPU).
 # install-overrides.txt says what uv leaves out, and why
 EDITABLE := -e '.[course,test]' --config-settings editable_mode=compat
 $(STAMP): pyproject.toml install-overrides.txt | $(BIN)/python
-	@if $(BIN)/python -m pip install --disable-pip-version-check -q uv \
-	    && $(BIN)/uv pip install -q --compile-bytecode --override install-overrides.txt --python $(BIN)/python $(EDITABLE); then :; \
-	else echo "uv failed or is not available: installing with pip"; \
-	    $(BIN)/python -m pip install --disable-pip-version-check -q $(EDITABLE); fi
+	@echo "==> installing the course with its course and test extras into $(VENV) (once, and again when pyproject.toml changes)"
+	@start=$$(date +%s); \
+	echo "==> uv, the installer, from PyPI with pip"; \
+	if $(BIN)/python -m pip install --disable-pip-version-check uv \
+	    && echo "==> the course and its dependencies, with uv" \
+	    && $(BIN)/uv pip install --compile-bytecode --override install-overrides.txt --python $(BIN)/python $(EDITABLE); then :; \
+	else echo "==> uv failed or is not available: installing with pip (slower)"; \
+	    $(BIN)/python -m pip install --disable-pip-version-check $(EDITABLE) || exit 1; fi; \
+	echo "==> installed in $$(( $$(date +%s) - start )) s"
 	@touch $(STAMP)
 
 install: $(STAMP)
