@@ -15,7 +15,7 @@ WORKERS ?=
 EDITION := $(if $(filter ja%,$(LANG)),ja,en)
 CHAPTER_00 := $(if $(filter ja,$(EDITION)),ja/notebooks,notebooks)/00_welcome.ipynb
 
-.PHONY: help install lab test exercises edition binder
+.PHONY: help install lab test exercises edition edition-url binder
 
 help:
 	@echo "make lab        open the course in JupyterLab (LAB_ARGS=--no-browser to only serve it;"
@@ -24,6 +24,7 @@ help:
 	@echo "make exercises  regenerate exercises/ from solutions/ (and ja/exercises/ from ja/solutions/)"
 	@echo "make edition    build the static HTML edition of both languages in build/edition (open its index.html)"
 	@echo "make binder     print the Binder link for this clone's GitHub remote (LANG=ja: the ja chapter 00)"
+	@echo "make edition-url  print where the workflow publishes the rendered edition (GitHub Pages of the remote)"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; set PYTHON=...")'
@@ -66,10 +67,17 @@ exercises: $(STAMP)
 edition: $(STAMP)
 	$(BIN)/python -m compaction.course render
 
-# the Binder link from this clone's own remote: Binder needs the GitHub path, which only git knows
+# the Binder link and the published edition's address from this clone's own remote: both need the
+# repository's GitHub path, which only git knows
+GITHUB_PATH := git remote get-url origin 2>/dev/null | sed -nE 's\#^(https://github\.com/|git@github\.com:)([^/]+/[^/]+)$$\#\2\#p' | sed 's\#\.git$$\#\#'
 binder:
-	@url=$$(git remote get-url origin 2>/dev/null); \
-	path=$$(printf '%s' "$$url" | sed -nE 's#^(https://github\.com/|git@github\.com:)([^/]+/[^/]+)$$#\2#p' | sed 's#\.git$$##'); \
+	@url=$$(git remote get-url origin 2>/dev/null); path=$$($(GITHUB_PATH)); \
 	if [ -z "$$url" ]; then echo "no git remote 'origin': push this repository to GitHub first"; \
 	elif [ -z "$$path" ]; then echo "origin is not a GitHub repository ($$url): Binder needs one"; \
 	else echo "https://mybinder.org/v2/gh/$$path/HEAD?urlpath=lab/tree/$(CHAPTER_00)"; fi
+
+# where .github/workflows/edition.yml publishes the rendered edition (GitHub Pages of origin)
+edition-url:
+	@path=$$($(GITHUB_PATH)); \
+	if [ -z "$$path" ]; then echo "origin is not a GitHub repository: make edition builds the edition here"; \
+	else echo "https://$${path%%/*}.github.io/$${path#*/}/$(if $(filter ja,$(EDITION)),ja/,)"; fi
