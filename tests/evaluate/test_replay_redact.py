@@ -16,7 +16,7 @@ import pytest
 
 from compaction import __main__ as cli
 from compaction.evaluate.replay import redact as redact_module
-from compaction.evaluate.replay.redact import redact, redact_json, secrets_in
+from compaction.evaluate.replay.redact import redact, redact_json, secrets_in, spans, strings_in
 from compaction.importers import load
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -96,6 +96,11 @@ ORDINARY = [
     "sort_key: created_at",
     "See https://docs.python.org/3/library/re.html and git@github.com:org/repo.git",
     "100.64.12.7 and 2001:db8::1 answered in 3 ms",
+    # settings, not secrets (the first three printed by a real session's security audit)
+    "PasswordRequired: False (Correct - using FIDO2/NGC)",
+    "MaxPasswordAge: 42 days",
+    "MinimumPasswordLength: 0 (No minimum!)",
+    '{"password_required": true, "password": null}',
 ]
 
 
@@ -169,13 +174,19 @@ def test_a_short_value_is_replaced_where_found_and_never_searched_for_elsewhere(
 
 
 @pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
-def test_real_sessions_by_other_agents_hold_no_false_alarm():
-    """The shared sessions hold no secret: every string of every one comes back unchanged."""
+def test_in_the_real_sessions_by_other_agents_only_a_sample_password_is_redacted():
+    """The shared sessions hold no secret; a security audit in one names settings (PasswordRequired:
+    False, MaxPasswordAge: 42 days), which stay, and compares "Password123" == "PASSWORD123" to show
+    how LM hashes fold case, where the keyword rule for code takes the second for a password."""
     files = sorted(p for p in DATA.rglob("*") if p.suffix in (".jsonl", ".traj", ".json"))
-    assert files
+    assert len(files) >= 10
+    found = set()
     for path in files:
-        session = load(path, format="claude-code") if path.parent.name == "claude-code-2.1" else load(path)
-        assert redact_json(session.messages) == session.messages, path.name
+        for text in strings_in(load(path).messages):
+            found |= {(path.name, value) for value in secrets_in(text)} | {
+                (path.name, text[start:end]) for start, end, _ in spans(text) if end - start < 8
+            }
+    assert found == {("audit-session-3cfce0ff.jsonl", "PASSWORD123")}
 
 
 def record(kind: str, content) -> str:

@@ -56,6 +56,9 @@ OWN = {  # what detect-secrets 1.5 does not detect; a named group "value" is wha
     "hugging face token": re.compile(r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
     "google api key": re.compile(r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
 }
+# a value starting with one of these, or a number of at most three digits, is a setting: a real
+# session's security audit printed PasswordRequired: False, MinimumPasswordLength: 0 (No minimum!)
+SETTING_WORDS = {"true", "false", "yes", "no", "none", "null", "nil", "enabled", "disabled", "required"}
 MARK = "[redacted {}]"
 SHORTEST_VALUE = 8  # a group this short is part of a token's shape ("ghp"), not its secret
 EDGES = " \t\r\n\"'`=:,;"  # what a detector's pattern may take in around a value
@@ -77,10 +80,18 @@ def _span(match: re.Match) -> tuple[int, int]:
     return start, end
 
 
+def _a_setting(value: str) -> bool:
+    """A value that says how a secret is set, not what it is: a yes/no, a null, a small count."""
+    first = value.split(maxsplit=1)[0].strip("*`'\"()[]{},;.!").lower() if value.strip() else ""
+    return first in SETTING_WORDS or (first.isdigit() and len(first) <= 3)
+
+
 def _kept(value: str, line: str) -> bool:
-    """detect-secrets' own heuristics: not a reference, a template, a $VARIABLE or punctuation alone."""
+    """detect-secrets' own heuristics (not a reference, a template, a $VARIABLE or punctuation alone),
+    and not a setting's value (``PasswordRequired: False``, ``MaxPasswordAge: 42 days``)."""
     return not (
-        heuristic.is_indirect_reference(line)
+        _a_setting(value)
+        or heuristic.is_indirect_reference(line)
         or heuristic.is_templated_secret(value)
         or heuristic.is_prefixed_with_dollar_sign(value)
         or heuristic.is_not_alphanumeric_string(value)
@@ -155,24 +166,24 @@ def redact(value: str, known: dict[str, str] | None = None) -> str:
     return _replace_known("".join(parts), {**secrets_in(value), **(known or {})})
 
 
-def _strings(value: Any):
+def strings_in(value: Any):
     """Every string of a JSON-like value, keys included."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):
         for v in value:
-            yield from _strings(v)
+            yield from strings_in(v)
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
+            yield from strings_in(k)
+            yield from strings_in(v)
 
 
 def redact_json(value: Any, known: dict[str, str] | None = None) -> Any:
     """A JSON-like value with every string redacted, and a secret found in one string replaced in all."""
     if known is None:
         known = {}
-        for text in _strings(value):
+        for text in strings_in(value):
             known.update(secrets_in(text))
     if isinstance(value, str):
         return redact(value, known)
