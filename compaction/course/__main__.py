@@ -1,4 +1,4 @@
-"""``python -m compaction.course lab [--lang] | test | build-exercises [--check] | execute | check``.
+"""``python -m compaction.course lab [--lang] | test | build-exercises [--check] | execute | check | render``.
 
 ``lab`` opens the course in JupyterLab (``--lang ja``: the Japanese edition) and ``test`` checks
 every lesson, as ``make lab`` and ``make test`` do (see ``compaction.course.commands``);
@@ -6,13 +6,15 @@ every lesson, as ``make lab`` and ``make test`` do (see ``compaction.course.comm
 ``ja/solutions/`` into ``ja/exercises/``); ``execute`` runs notebooks in their own folder and saves
 the outputs; ``check`` runs a learner's exercise notebook and prints every check report in it as the
 notebook shows it (its verdict line, then every row, pass and FAIL), then a count, in the language of
-the notebook's edition.
+the notebook's edition; ``render`` builds the static HTML edition of every chapter, exercise and
+solution of both languages (``compaction.course.render``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -32,6 +34,7 @@ from compaction.course.commands import (
 )
 from compaction.course.exercises import MarkerError, build_exercises
 from compaction.course.notebooks import error_lines, report_rows, report_texts, run_notebook
+from compaction.course.render import EDITIONS, build
 from compaction.course.translation import apply, out_of_step, sync_all
 from compaction.presentation.language import LANGUAGES, LanguageError, language, say, use_language
 
@@ -131,6 +134,27 @@ def _print_checks(nb: nbformat.NotebookNode) -> int:
     return 0 if ok else 1
 
 
+def _cmd_render(args: argparse.Namespace) -> int:
+    """Build the rendered edition; exit 1 when a link of it leads nowhere."""
+
+    def run(root: Path) -> int:
+        languages, out = args.lang or list(EDITIONS), Path(args.out)
+        try:
+            built = build(root, out, languages, args.chapters or (), args.widget_renderer, args.workers)
+        except ValueError as exc:  # no notebook matched
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        for line in built.broken:
+            print(f"broken link: {line}", file=sys.stderr)
+        print(
+            f"wrote {len(built.pages)} pages ({', '.join(languages)}) to {args.out} in {built.seconds:.1f} s;"
+            f" widgets drawn by {built.renderer}; open {out / 'index.html'}"
+        )
+        return 1 if built.broken else 0
+
+    return _course_command(run)
+
+
 def _cmd_translation(args: argparse.Namespace) -> int:
     """status: what is out of step; sync: English code into ja; apply: a JSON of translations."""
     root = course_root()
@@ -154,7 +178,7 @@ def _cmd_translation(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: lab, test, build-exercises, execute, check."""
+    """Command line: lab, test, build-exercises, execute, check, translation, render."""
     parser = argparse.ArgumentParser(
         prog="python -m compaction.course", description="The course machinery: exercises, notebooks, checks."
     )
@@ -198,6 +222,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     translation.add_argument("action", choices=("status", "sync", "apply"))
     translation.add_argument("files", nargs="*", metavar="FILE")
     translation.set_defaults(run=_cmd_translation)
+    render = sub.add_parser(
+        "render", help="build the static HTML edition: every chapter, exercise and solution, both languages"
+    )
+    render.add_argument("--out", default="build/edition", help="the site's folder, replaced (%(default)s)")
+    render.add_argument("--lang", choices=LANGUAGES, action="append", help="an edition (default: all)")
+    render.add_argument("--chapters", nargs="+", metavar="NN", help="only these chapters, by number")
+    render.add_argument("--widget-renderer", metavar="URL", help="the widget renderer's address in the pages")
+    render.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 1, help="processes (cores)")
+    render.set_defaults(run=_cmd_render)
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -2,7 +2,9 @@
 every lesson (``make lab`` and ``make test`` call these).
 
 ``lab`` opens the English chapter 00 or, for ``ja`` (``--lang ja``, else ``COMPACTION_LANG``, else a
-Japanese locale), the Japanese edition's ``ja/notebooks/00_welcome.ipynb``.
+Japanese locale), the Japanese edition's ``ja/notebooks/00_welcome.ipynb``, with JupyterLab's own
+menus and dialogs in the edition's language (``.jupyter/lab-settings/<language>/overrides.json``:
+defaults for that server only, so the user's settings for other projects stay as they are).
 
 ``test`` is ruff, then one pytest run over ``tests/`` and, with nbval's strict output comparison,
 every notebook of ``notebooks/`` and ``solutions/`` and of the Japanese edition's ``ja/notebooks/``
@@ -31,6 +33,7 @@ from compaction.course.warm_kernels import warm_kernels
 from compaction.presentation.language import LANGUAGES, VARIABLE, locale_language
 
 LAB_CONFIG = Path(".jupyter") / "jupyter_lab_config.py"
+LAB_SETTINGS = Path(".jupyter") / "lab-settings"  # <language>/overrides.json: JupyterLab's defaults
 FIRST_CHAPTER = "notebooks/00_welcome.ipynb"
 FIRST_CHAPTERS = {"en": FIRST_CHAPTER, "ja": "ja/notebooks/00_welcome.ipynb"}  # language -> chapter 00
 SANITIZE = Path("tests") / "nbval_sanitize.cfg"
@@ -120,9 +123,15 @@ def lab_language(chosen: str | None = None, environ: dict[str, str] | None = Non
     return value
 
 
+def lab_settings(root: Path, language: str) -> Path:
+    """The folder of JupyterLab's setting defaults for an edition (its ``overrides.json``)."""
+    return root / LAB_SETTINGS / language
+
+
 def lab_command(root: Path, lab_args: Sequence[str] = (), language: str = "en") -> list[str]:
-    """JupyterLab with the course's config, kernels on an encrypted channel, at chapter 00 of ``language``."""
+    """JupyterLab with the course's config in ``language``, kernels on an encrypted channel, at chapter 00."""
     command = [sys.executable, "-m", "jupyterlab", f"--config={root / LAB_CONFIG}"]
+    command.append(f"--LabApp.app_settings_dir={lab_settings(root, language)}")  # a flag of lab_args wins
     if zmq.has("curve"):  # the kernel then has no reason to warn about plain TCP
         command.append("--KernelManager.transport_encryption=auto")
     return [*command, *lab_args, FIRST_CHAPTERS[language]]

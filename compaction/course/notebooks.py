@@ -47,6 +47,7 @@ def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.Notebook
         kernel_name=kernel,
         allow_errors=allow_errors,
         record_timing=False,
+        store_widget_state=True,  # in the metadata: what the rendered edition draws the widgets from
         resources={"metadata": {"path": str(path.resolve().parent)}},
         config=config,
         extra_arguments=arguments,

@@ -30,6 +30,8 @@ _REPORTS_HERE = [True]  # False on an xdist worker: the controller writes what t
 # the slowest test files, measured with --durations on the 2-core machine (3 workers), slowest first
 LONGEST = (
     "tests/views/test_browser.py",
+    "tests/views/test_browser_ja_lab.py",
+    "tests/views/test_edition_browser.py",
     "tests/pipeline/test_properties_pipeline.py",
     "tests/project/test_wheel.py",
     "tests/layers/test_properties_layers.py",

@@ -1015,4 +1015,19 @@ TEXTS: dict[str, str] = {
     "pass {k}: {name}": "処理 {k}: {name}",
     " (did nothing)": "（何もしなかった）",
     "the list came out unchanged": "リストは変わらなかった",
+    # compaction.course.render: the rendered edition's index and the bar of each page
+    "Context compaction, layer by layer": "コンテキストのコンパクションを層ごとに",
+    "Contents": "目次",
+    "chapter": "章",
+    "exercise": "演習",
+    "solution": "解答",
+    (
+        "Every chapter, exercise and solution with the outputs saved in the repository; each widget shows"
+        " the state it was saved in (its buttons need a running kernel). To run the cells, clone the"
+        " repository and run make lab."
+    ): (
+        "各章・演習・解答を、リポジトリに保存された出力のまま載せています。ウィジェットは保存されたときの状態を"
+        "表示します（ボタンを動かすには実行中のカーネルが必要です）。セルを実行するには、リポジトリをクローンして"
+        " make lab を実行してください。"
+    ),
 }

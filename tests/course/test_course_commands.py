@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,11 +12,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyterlab_server.translation_utils import get_language_packs
 
 from compaction.course import commands, scratch
 from compaction.course.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
+TRANSLATION = "@jupyterlab/translation-extension:plugin"  # JupyterLab's language setting
+LOCALES = {"en": "en", "ja": "ja_JP"}  # edition -> JupyterLab's locale for it
 
 
 def test_test_runs_ruff_then_one_pytest_over_the_tests_and_every_notebook_strictly():
@@ -69,6 +73,34 @@ def test_lab_opens_chapter_00_with_the_course_config_and_passes_jupyterlab_flags
     assert f"--config={ROOT / '.jupyter' / 'jupyter_lab_config.py'}" in command
     assert command[-3:] == ["--no-browser", "--port=8899", "notebooks/00_welcome.ipynb"]
     assert (ROOT / command[-1]).is_file()
+
+
+def overrides(language: str) -> dict:
+    """The edition's JupyterLab setting defaults."""
+    return json.loads((commands.lab_settings(ROOT, language) / "overrides.json").read_text())
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_lab_sets_jupyterlabs_own_language_to_the_editions_for_that_server_only(language):
+    command = commands.lab_command(ROOT, ["--no-browser"], language)
+    folder = commands.lab_settings(ROOT, language)
+    flag = f"--LabApp.app_settings_dir={folder}"
+    assert flag in command and command.index(flag) < command.index("--no-browser")  # the user's flag wins
+    assert overrides(language)[TRANSLATION]["locale"] == LOCALES[language]
+    assert not any(arg.startswith("--LabApp.user_settings_dir") for arg in command)
+
+
+def test_the_editions_setting_defaults_differ_only_in_the_language():
+    en, ja = (overrides(language) for language in ("en", "ja"))
+    assert en.pop(TRANSLATION) != ja.pop(TRANSLATION)
+    assert en == ja
+    config = (ROOT / commands.LAB_CONFIG).read_text()
+    assert '"lab-settings" / "en"' in config  # JupyterLab started with the config alone speaks English
+
+
+def test_the_course_install_brings_the_japanese_language_pack():
+    packs, message = get_language_packs()
+    assert LOCALES["ja"] in packs, f"the course extra installs jupyterlab-language-pack-ja-JP ({message})"
 
 
 def test_the_lab_flags_reach_the_command_line_parser_unchanged(monkeypatch):

@@ -123,3 +123,25 @@ def test_the_makefile_gives_the_overrides_to_uv_and_reinstalls_when_they_change(
     makefile = (ROOT / "Makefile").read_text()
     assert "--override install-overrides.txt" in makefile
     assert re.search(r"^\$\(STAMP\):.*install-overrides\.txt", makefile, re.M)
+
+
+def install_recipe() -> list[str]:
+    """The shell lines of the Makefile's install (the stamp's recipe), continuations joined."""
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    recipe = re.search(r"^\$\(STAMP\):.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert recipe, "no install recipe"
+    return recipe.group(1).splitlines()
+
+
+def test_the_install_shows_the_installers_progress_and_says_what_it_is_doing():
+    lines = install_recipe()
+    installs = [line for line in lines if "pip install" in line]
+    assert installs, lines
+    for line in installs:
+        assert not re.search(r"\s(-q|--quiet)\b", line), f"quiet: a newcomer waits not knowing why: {line}"
+    assert any("echo" in line and "installed in" in line for line in lines), "no closing line with the time"
+
+
+def test_a_failed_install_leaves_no_stamp_so_the_next_make_tries_again():
+    lines = install_recipe()
+    assert "exit 1" in " ".join(lines) and lines[-1].strip() == "@touch $(STAMP)"

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from compaction.course.commands import lab_settings
 from compaction.presentation.texts_ja import TEXTS
 from compaction.views.widgets import legend
 
@@ -62,8 +63,8 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path, log: Path):
-    """Serve root with the course config; yield (base url, token); stop the server whatever happens."""
+def jupyterlab(root: Path, log: Path, language: str = "en"):
+    """Serve root with the course config in ``language``; yield (base url, token); stop it at the end."""
     port, token = free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "COMPACTION_BACKEND"}
     env["JUPYTERLAB_SETTINGS_DIR"] = str(log.parent / "lab-settings")  # the learner's own stay untouched
@@ -77,6 +78,7 @@ def jupyterlab(root: Path, log: Path):
         "-m",
         "jupyterlab",
         f"--config={ROOT / '.jupyter' / 'jupyter_lab_config.py'}",
+        f"--LabApp.app_settings_dir={lab_settings(ROOT, language)}",  # as `lab --lang` passes it
         f"--ServerApp.root_dir={root}",
         "--no-browser",
         f"--port={port}",
@@ -233,10 +235,17 @@ def step_through(browser, base: str, token: str, notebook: str, screenshot: Path
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """One JupyterLab server and one browser for the chapters this module opens."""
+def browser():
+    """One browser for the module (Playwright's sync API allows one at a time)."""
+    with chromium() as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, browser):
+    """One JupyterLab server and the browser, for the chapters this module opens."""
     log = tmp_path_factory.mktemp("lab") / "jupyterlab.log"
-    with jupyterlab(ROOT, log) as (base, token), chromium() as browser:
+    with jupyterlab(ROOT, log) as (base, token):
         yield browser, base, token
 
 
@@ -306,3 +315,4 @@ def test_a_ja_chapter_shows_its_widget_legend_in_japanese(lab):
         assert TEXTS[english] in seen["legend"], seen["legend"]
         assert english not in seen["legend"]
     assert seen["button"].startswith(TEXTS["show more"]), seen["button"]
+
