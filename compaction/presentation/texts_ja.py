@@ -826,7 +826,9 @@ TEXTS: dict[str, str] = {
     ),
     "keeps at least keep messages, from the end": "末尾から少なくとも keep 件のメッセージを残す",
     # replay
-    "split records, and records on the chain that are no messages": "分割されたレコードと、チェーン上にあるメッセージでないレコード",
+    "split records, and records on the chain that are no messages": (
+        "分割されたレコードと、チェーン上にあるメッセージでないレコード"
+    ),
     "parallel results of the 80-turn session": "80 ターンのセッションの並列の結果",
     "a rewound branch is not replayed": "巻き戻されたブランチはリプレイしない",
     "a branch rewound at the first reply": "最初の応答で巻き戻されたブランチ",
