@@ -9,12 +9,13 @@ memory directory before starting tasks", https://platform.claude.com/docs/en/age
   ``/memories/task.md`` (the user's request word for word, then a progress list) and
   ``/memories/findings.md``.
 - **It notes as it works.** Every turn that plays a step first notes what the results just received
-  showed, newest first (``insert`` at line 1 of ``findings.md``): a command's outcome when it has
-  something to show (counts, failures, a short output: ``compaction.core.outcomes.command_entry``,
-  the ledger's rule), a changed file with the changed lines and the reason the agent gave, a failed
-  call. When a work item is done it adds ``- done: <item> (through step N)`` under ``## Progress``
-  in ``task.md`` (``str_replace`` on that heading). Results with nothing to show (a file read, a
-  listing, a long output) are not noted: the file is still on disk.
+  showed, newest first (``insert`` at line 1 of ``findings.md``): a shell command's pass/fail
+  counts and failures (``compaction.core.outcomes.command_entry``, the ledger's rule: what running
+  it again would not give back once the code changed), the short answer of any other tool, a
+  changed file with the changed lines and the reason the agent gave, a failed call. When a work
+  item is done it adds ``- done: <item> (through step N)`` under ``## Progress`` in ``task.md``
+  (``str_replace`` on that heading). A file read, a listing or a search is not noted: the files
+  are still there to read or search again.
 - **It reads back.** When its context shows a step marker but no call that created or read
   ``task.md`` (a compaction or a window dropped them, and with them the request it noted), or the
   first listing showed notes of an earlier session, its turn views ``task.md`` and the newest
@@ -47,7 +48,7 @@ TASK, FINDINGS = f"{ROOT}/task.md", f"{ROOT}/findings.md"
 PROGRESS = "## Progress (newest first)\n"
 FINDINGS_HEAD = "# Findings (newest first)\n"
 READ_BACK = 20  # lines of findings.md read back: the newest ones
-KEEP = 2  # command_priority of an outcome worth a note: pass/fail counts, a failure
+KEEP = 2  # command_priority of a shell outcome worth a note: pass/fail counts, a failure
 MAX_NOTES = 4  # findings noted in one turn, at most
 THROUGH_RE = re.compile(r"\(through step (\d+)\)")
 Turn = tuple[list[dict], str]
@@ -193,7 +194,7 @@ def findings(messages: list) -> list[str]:
         elif name not in ("read_file", "glob"):
             command = args["command"] if name == "bash" else f"{name} {json.dumps(args, sort_keys=True)}"
             entry, bad = command_entry(str(command), body, failed)
-            if command_priority(entry, bad) == KEEP:  # counts, failures: what a rerun would not give back
+            if command_priority(entry, bad) >= (KEEP if name == "bash" else 1):
                 notes.append(entry)
     return notes[:MAX_NOTES]
 
