@@ -92,9 +92,8 @@ class MemoryFolder(BetaAbstractMemoryTool):
 
     def call(self, input: object) -> str:
         """One command from a tool_use input, checked against the SDK's types; ToolError if refused."""
-        _no_booleans(input)
         try:
-            command = _COMMANDS.validate_python(input)
+            command = _COMMANDS.validate_python(input, strict=True)  # "1" or true is not an integer
         except pydantic.ValidationError as exc:
             raise ToolError(f"memory: invalid input: {_first_problem(exc, input)}") from None
         try:
@@ -222,13 +221,3 @@ def _first_problem(error: pydantic.ValidationError, given: object) -> str:
     problem = mine[0]
     field = ".".join(str(p) for p in problem["loc"][1:]) or "input"
     return f"{command}: {field}: {problem['msg']}"
-
-
-def _no_booleans(given: object) -> None:
-    """Refuse true/false where the SDK's types want an integer (pydantic would read true as 1)."""
-    if not isinstance(given, dict):
-        return
-    lines = given.get("view_range")
-    numbers = [given.get("insert_line"), *(lines if isinstance(lines, list) else [])]
-    if any(isinstance(n, bool) for n in numbers):
-        raise ToolError("memory: invalid input: insert_line and view_range take integers, not true or false")

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compaction.agent.memory import MemoryFolder
-from compaction.core.messages import assistant, tool_result_blocks, tool_use, tool_use_blocks, user
+from compaction.core.messages import assistant, blocks, tool_result_blocks, tool_use, tool_use_blocks, user
 from compaction.core.tokens import estimate_tokens
+from compaction.evaluate.cost import Request
 
 SUFFIX = " + memory"
 NAME = "memory"
@@ -85,8 +86,12 @@ def _fitting(memory: MemoryFolder, view: dict, room: float) -> tuple[dict, int] 
     return cut, _cost(memory, cut)
 
 
-def usage(session: Sequence[dict]) -> dict[str, int]:
-    """What memory put into a session: calls, turns that only used memory, tokens of calls and results."""
+def usage(session: Sequence[dict], requests: Sequence[Request] = ()) -> dict[str, int]:
+    """What memory put into a session: calls, memory-only turns, tokens of its calls and results.
+
+    ``sent``: the tokens of memory calls and results summed over every agent request (``requests``):
+    what the notes cost while they stay in the context, one request after another.
+    """
     ids: set[str] = set()
     turns = inputs = 0
     for message in session:
@@ -97,4 +102,18 @@ def usage(session: Sequence[dict]) -> dict[str, int]:
         inputs += sum(estimate_tokens([{"role": "assistant", "content": [u]}], "tiktoken") for u in mine)
     results = [b for m in session for b in tool_result_blocks(m) if b.get("tool_use_id") in ids]
     answered = sum(estimate_tokens([{"role": "user", "content": [b]}], "tiktoken") for b in results)
-    return {"calls": len(ids), "turns": turns, "call_tokens": inputs, "result_tokens": answered}
+    sent = sum(
+        _tokens_of(block)
+        for request in requests
+        if not request.summary
+        for message in request.messages
+        for block in blocks(message)
+        if block.get("id") in ids or block.get("tool_use_id") in ids
+    )
+    return {"calls": len(ids), "turns": turns, "call_tokens": inputs, "result_tokens": answered, "sent": sent}
+
+
+def _tokens_of(block: dict) -> int:
+    """The tokens of one block, as a message of its own."""
+    role = "assistant" if block.get("type") == "tool_use" else "user"
+    return estimate_tokens([{"role": role, "content": [block]}], "tiktoken")

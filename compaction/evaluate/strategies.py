@@ -19,10 +19,10 @@
 - ``recent turns``: the Java port's design (``compaction.layers.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.layers.server_summary.ServerSummary``); the manual compact tool asks it too.
-- ``masking 10 + memory``, ``pipeline + memory``: the strategy with the memory tool offered to the
-  agent, which keeps its own notes (``compaction.evaluate.notes``: the offline sessions only, scored
-  with one read of the notes). ``build`` takes the strategy without ``+ memory``; the replay offers the
-  tool. ``pipeline, no ledger + memory`` (on request): the agent's notes in place of the ledger.
+- ``masking 10 + memory``, ``pipeline, no ledger + memory``, ``pipeline + memory``: the strategy with
+  the memory tool offered to the agent, which keeps its own notes (``compaction.evaluate.notes``: the
+  offline sessions only, scored with one read of the notes); the second has the notes in place of the
+  ledger. ``build`` takes the strategy without ``+ memory``; the replay offers the tool.
 - ``pipeline, cache-blind``: the layers with their own defaults (``[Budget(), Micro(), Summary(),
   Reactive()]``, the default list before issue 20): the summary request does not share the agent's
   cached prefix, and micro clears whatever is old past half the threshold, whether or not the
@@ -53,12 +53,13 @@ from compaction.layers.server_summary import ServerSummary
 from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor, default_layers
 
-WITH_MEMORY = ("masking 10 + memory", "pipeline + memory")  # live offline runs only (evaluate.notes)
+# live offline runs only (evaluate.notes): clearing, the notes in place of the ledger, and both
+WITH_MEMORY = ("masking 10 + memory", "pipeline, no ledger + memory", "pipeline + memory")
 COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
     "pipeline + used", "hybrid", "recent turns", *WITH_MEMORY,
 )  # fmt: skip
-ON_REQUEST = ("pipeline, cache-blind", "pipeline, no ledger + memory")  # --strategy names them; not compared
+ON_REQUEST = ("pipeline, cache-blind",)  # named with --strategy, not in the default comparison
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 

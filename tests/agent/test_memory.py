@@ -226,7 +226,11 @@ def test_rename_moves_and_refuses_an_existing_destination_the_root_and_a_move_in
         ({"command": "insert", "path": "/memories/a", "insert_line": "x", "insert_text": ""}, "insert_line"),
         (
             {"command": "insert", "path": "/memories/a", "insert_line": True, "insert_text": ""},
-            "not true or false",
+            "valid integer",
+        ),
+        (
+            {"command": "insert", "path": "/memories/a", "insert_line": "1", "insert_text": ""},
+            "valid integer",
         ),
         ({"command": "view", "path": 7}, "view: path: Input should be a valid string"),
         ({"command": "rename", "old_path": "/memories/a"}, "rename: new_path: Field required"),

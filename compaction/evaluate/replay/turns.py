@@ -251,7 +251,7 @@ def replay_offline(
             lost=watch.lost,
             workspace=workspace,
         )
-        replay.memory = notes.usage(recorder.session) if memory is not None else None
+        replay.memory = notes.usage(recorder.session, client.requests) if memory is not None else None
         return replay
 
 
