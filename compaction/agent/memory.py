@@ -51,7 +51,7 @@ from compaction.agent.tools import run_tool
 from compaction.core.messages import Block
 
 MEMORY_TOOL = {"type": "memory_20250818", "name": "memory"}  # SDK BetaMemoryTool20250818Param
-MAX_FILE_BYTES = 102_400  # "The maximum size is 100 kB (102,400 bytes)": a memory store's memory
+MAX_FILE_BYTES = 102_400  # a memory store's cap, "100 kB (102,400 bytes)" (SDK memories.create)
 MAX_TOTAL_BYTES = 1_048_576  # every file together: the course's own bound
 _COMMANDS = pydantic.TypeAdapter(BetaMemoryTool20250818Command)
 
