@@ -21,6 +21,7 @@ from compaction.agent.tools import TOOL_DEFINITIONS
 from compaction.core.messages import text_of, tool_result_blocks, tool_use_blocks, user
 from compaction.layers.micro import micro_compact
 from compaction.offline.scripted import memory, plan, scenario, state
+from compaction.pipeline.hooks import Hooks
 
 BIG = 1_000_000
 COMMANDS = pydantic.TypeAdapter(BetaMemoryTool20250818Command)
@@ -34,7 +35,7 @@ def run(tmp_path, turns, *, handler=None, prepare=None, task=None, workspace=Non
         workspace=workspace or new_workspace(tmp_path / name),
         task=task,
         max_turns=turns,
-        prepare=prepare,
+        hooks=Hooks(prepare=prepare),
         tools=[*TOOL_DEFINITIONS, handler],
     )
     assert result.error is None, result.error
