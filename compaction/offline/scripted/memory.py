@@ -15,7 +15,8 @@ memory directory before starting tasks", https://platform.claude.com/docs/en/age
   changed file with the changed lines and the reason the agent gave, a failed call. When a work
   item is done it adds ``- done: <item> (through step N)`` under ``## Progress`` in ``task.md``
   (``str_replace`` on that heading). A file read, a listing or a search is not noted: the files
-  are still there to read or search again.
+  are still there to read or search again. Before a final answer, a turn of its own writes the last
+  notes; the answer comes on the next turn.
 - **It reads back.** When its context shows a step marker but no call that created or read
   ``task.md`` (a compaction or a window dropped them, and with them the request it noted), or the
   first listing showed notes of an earlier session, its turn views ``task.md`` and the newest
