@@ -34,14 +34,13 @@ a budget for the notes beyond reading back the newest lines, and notes about fil
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
 
 from compaction.core.messages import blocks, text, text_of, tool_inputs, tool_names, tool_use, tool_use_blocks
 from compaction.core.outcomes import command_entry, command_priority, cut, file_changes, first_line
-from compaction.offline.scripted import state
+from compaction.offline.scripted import ids, state
 
 TYPE, NAME = "memory_20250818", "memory"  # SDK BetaMemoryTool20250818Param
 ROOT = "/memories"
@@ -98,15 +97,10 @@ def _plain(viewed: str) -> str:
 
 
 def _ids(seed: int, messages: list, taken: set[str], count: int) -> list[str]:
-    """``count`` tool_use ids from seed and position, none of them already taken."""
+    """``count`` tool_use ids from seed and position (``ids.tool_id``), none of them already taken."""
     out: list[str] = []
-    salt = 0
-    while len(out) < count:
-        key = f"memory:{seed}:{len(messages)}:{len(out)}:{salt}"
-        candidate = "toolu_" + hashlib.sha256(key.encode()).hexdigest()[:24]
-        salt += 1
-        if candidate not in taken and candidate not in out:
-            out.append(candidate)
+    for k in range(count):
+        out.append(ids.tool_id(f"memory:{seed}:{len(messages)}:{k}", taken | set(out)))
     return out
 
 
