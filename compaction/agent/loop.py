@@ -30,7 +30,7 @@ from typing import Any
 import anthropic
 
 from compaction.agent.backend import connect
-from compaction.agent.tools import TOOL_DEFINITIONS, Workspace
+from compaction.agent.tools import TOOL_DEFINITIONS, Workspace, run_tool, tool_params
 from compaction.core.api_errors import WINDOW_EXCEEDED as WINDOW
 from compaction.core.api_errors import WindowExceeded, window_exceeded
 from compaction.core.failures import SummaryFailed
@@ -100,11 +100,15 @@ def run_agent(
     on_turn: Callable[[TurnRecord], None] | None = None,
     model: str = DEFAULT_MODEL,
     system: str = SYSTEM_PROMPT,
-    tools: list[dict] = TOOL_DEFINITIONS,
+    tools: list = TOOL_DEFINITIONS,
     max_tokens: int = 4096,
     raise_errors: bool = False,
 ) -> SessionResult:
-    """Run the agent on ``task`` in ``workspace`` for at most ``max_turns`` model calls, with ``hooks``."""
+    """Run the agent on ``task`` in ``workspace`` for at most ``max_turns`` model calls, with ``hooks``.
+
+    ``tools`` are definitions the workspace runs, or runnable tools as the SDK's tool runner takes
+    them (``to_dict()`` and ``call(input)``, e.g. ``compaction.agent.memory.MemoryFolder``).
+    """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer, not {max_turns!r}")
     if hooks is not None and not isinstance(hooks, Hooks):
@@ -115,10 +119,11 @@ def run_agent(
     sandbox = Workspace(workspace)
     messages: list[Message] = [{"role": "user", "content": task or default_task()}]
     result = SessionResult(messages, workspace=sandbox.root)
-    request = {"model": model, "system": system, "tools": list(tools), "max_tokens": max_tokens}
+    definitions, runnable = tool_params(list(tools))
+    request = {"model": model, "system": system, "tools": definitions, "max_tokens": max_tokens}
 
     counter = TokenCounter("tiktoken")  # each message is tokenized once, however many turns it is sent
-    framing = estimate_tokens([], "tiktoken", system=system, tools=tools)  # system prompt and tools
+    framing = estimate_tokens([], "tiktoken", system=system, tools=definitions)  # system prompt and tools
 
     def note_failed(failed: TurnRecord) -> None:
         result.turns.append(failed)
@@ -175,7 +180,7 @@ def run_agent(
                 on_turn(record)
             if not uses:
                 break
-            messages = _run_tools(messages, uses, sandbox, on_compact)
+            messages = _run_tools(messages, uses, sandbox, on_compact, runnable)
             result.messages = messages
     except (anthropic.APIError, SummaryFailed, WindowExceeded) as exc:
         result.error = exc
@@ -184,10 +189,15 @@ def run_agent(
     return result
 
 
-def _run_tools(messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None) -> list:
+def _run_tools(
+    messages: list, uses: list, sandbox: Workspace, on_compact: Callable | None, runnable: dict[str, Any]
+) -> list:
     """Append one user message with every result in order; then run a requested compaction."""
     results, focus, compact_id = [], None, None
     for use in uses:
+        if use["name"] in runnable:
+            results.append(run_tool(runnable[use["name"]], use))
+            continue
         if use["name"] != "compact":
             results.append(sandbox.run(use))
             continue

@@ -17,6 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from anthropic.lib.tools import ToolError as SDKToolError
+
 from compaction.agent.shell import OUTPUT_CAP, run_shell
 from compaction.core.messages import Block, tool_result
 from compaction.core.paths import PathRefused, inside
@@ -72,6 +74,33 @@ COMPACT_TOOL = _tool(
 
 class ToolError(Exception):
     """A tool call that cannot be carried out; its message becomes an is_error result."""
+
+
+def tool_params(tools: list) -> tuple[list[dict], dict[str, Any]]:
+    """(the tools as a request lists them, the runnable ones by name).
+
+    A tool is a definition (a dict) or, as the SDK's tool runner takes them, an object with
+    ``to_dict()`` and ``call(input)``: a ``BetaBuiltinFunctionTool`` such as a memory tool.
+    """
+    definitions, runnable = [], {}
+    for tool in tools:
+        if isinstance(tool, dict):
+            definitions.append(tool)
+        else:
+            definitions.append(dict(tool.to_dict()))
+            runnable[tool.name] = tool
+    return definitions, runnable
+
+
+def run_tool(tool: Any, block: Block) -> Block:
+    """The tool_result of a runnable tool for one tool_use block; the SDK's ToolError as ``is_error``."""
+    try:
+        return tool_result(block.get("id", ""), tool.call(block.get("input")) or "(no output)")
+    except SDKToolError as exc:
+        return tool_result(block.get("id", ""), f"Error: {exc}", is_error=True)
+    except Exception as exc:  # noqa: BLE001 - a tool never raises into the loop
+        what = f"{type(exc).__name__}: {exc}"
+        return tool_result(block.get("id", ""), f"Error: {block.get('name')} failed: {what}", is_error=True)
 
 
 class Workspace:

@@ -18,6 +18,7 @@ from compaction.core.guards import whole
 from compaction.core.models import DEFAULT_MODEL
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.notes import split
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
@@ -115,6 +116,8 @@ def run(
     out = []
     for session in sessions:
         for strategy in strategies:
+            if session.turns is None and split(strategy)[1]:
+                continue  # a recording cannot take notes: memory runs live, on the offline sessions
             replay = session.replay(strategy)
             out.append(replay)
             if on_done is not None:

@@ -19,6 +19,10 @@
 - ``recent turns``: the Java port's design (``compaction.layers.recent_turns.RecentTurns``).
 - ``server summarize``: on-demand compaction by the API over the summary threshold
   (``compaction.layers.server_summary.ServerSummary``); the manual compact tool asks it too.
+- ``masking 10 + memory``, ``pipeline, no ledger + memory``, ``pipeline + memory``: the strategy with
+  the memory tool offered to the agent, which keeps its own notes (``compaction.evaluate.notes``: the
+  offline sessions only, scored with one read of the notes); the second has the notes in place of the
+  ledger. ``build`` takes the strategy without ``+ memory``; the replay offers the tool.
 - ``pipeline, cache-blind``: the layers with their own defaults (``[Budget(), Micro(), Summary(),
   Reactive()]``, the default list before issue 20): the summary request does not share the agent's
   cached prefix, and micro clears whatever is old past half the threshold, whether or not the
@@ -39,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.store import OutputStore
+from compaction.evaluate import notes
 from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
 from compaction.layers.micro import Micro
@@ -48,9 +53,11 @@ from compaction.layers.server_summary import ServerSummary
 from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor, default_layers
 
+# live offline runs only (evaluate.notes): clearing, the notes in place of the ledger, and both
+WITH_MEMORY = ("masking 10 + memory", "pipeline, no ledger + memory", "pipeline + memory")
 COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
-    "pipeline + used", "hybrid", "recent turns",
+    "pipeline + used", "hybrid", "recent turns", *WITH_MEMORY,
 )  # fmt: skip
 ON_REQUEST = ("pipeline, cache-blind",)  # named with --strategy, not in the default comparison
 STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
@@ -120,6 +127,10 @@ def build(
     ``tools``, for a summary that shares its cache (``with_agent_framing``); None when they are
     unknown (a recording).
     """
+    if notes.split(name)[1] and notes.split(name)[0] in STRATEGY_LAYERS:
+        raise ValueError(
+            f"{name}: the notes are the live agent's own; replay it on an offline session (replay_offline)"
+        )
     if name not in STRATEGY_LAYERS:
         raise ValueError(f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES + ON_REQUEST)}")
     # inside the workspace, so the paths a summary or marker shows are short and the same every run

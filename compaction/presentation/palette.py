@@ -23,6 +23,7 @@ LAYERS = {
     "condense": "#56b4e9",  # level 1: condensed outputs
     "phase_summary": "#332288",  # level 2: a phase summarized
     "checkpoint": "#117733",  # level 3: a session checkpoint
+    "memory": "#882255",  # wine: the agent's own notes (the memory tool)
 }
 # signal kind (compaction.signals) -> colour
 SIGNALS = {

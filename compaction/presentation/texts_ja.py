@@ -254,6 +254,85 @@ TEXTS: dict[str, str] = {
     "the output ends with [exit code {status}]: say `exit {status}` in {got}": (
         "出力は [exit code {status}] で終わっています: {got} に `exit {status}` と書いてください"
     ),
+    # compaction.course.checks.memory: failure details built from values
+    "return the answer as a string, not {kind}": "応答は文字列で返してください（返り値は {kind}）",
+    "{name} is not in the folder": "{name} がフォルダーにありません",
+    "view_range [2, 3] must show lines 2 and 3": (
+        "view_range [2, 3] は 2 行目と 3 行目を表示しなければなりません"
+    ),
+    "view_range [2, 3] showed line 1": "view_range [2, 3] で 1 行目が表示されました",
+    "the listing shows the real folder; show /memories paths only": (
+        "一覧に実際のフォルダーが表示されています。/memories のパスだけを表示してください"
+    ),
+    "the file does not hold file_text": "ファイルの中身が file_text になっていません",
+    "the first text was overwritten": "最初の内容が上書きされました",
+    "old_str was not replaced by new_str": "old_str が new_str に置き換わっていません",
+    "the file changed although the edit was refused": "編集を拒否したのにファイルが変わりました",
+    "expected {want}, got {got}": "期待値 {want}、返り値 {got}",
+    "the file or folder is still there": "ファイルかフォルダーがまだ残っています",
+    "the notes were deleted with the root": "ルートと一緒にメモが削除されました",
+    "the file was not moved": "ファイルが移動していません",
+    "the destination was overwritten": "移動先が上書きされました",
+    "the secret outside was changed": "フォルダーの外の秘密のファイルが変更されました",
+    "a file was created outside the folder": "フォルダーの外にファイルが作られました",
+    "the oversized file was written": "大きすぎるファイルが書き込まれました",
+    "the note grew over the limit": "メモが上限を超えて大きくなりました",
+    "the file outside the folder was changed through the hard link /memories/linked.md": (
+        "ハードリンク /memories/linked.md を通してフォルダーの外のファイルが変更されました"
+    ),
+    "the plain note was not edited": "普通のメモが編集されていません",
+    "files left in the folder: {left}; leave no temporary file": (
+        "フォルダーに残ったファイル: {left}。一時ファイルを残さないでください"
+    ),
+    "/memories/../config.txt was edited": "/memories/../config.txt が編集されました",
+    "return a dict with old_str and new_str, the inputs of a str_replace": (
+        "str_replace の入力である old_str と new_str を持つ dict を返してください"
+    ),
+    "old_str {old} occurs {n} times in the notes; a str_replace needs exactly one": (
+        "old_str {old} はメモに {n} 回出てきます。str_replace にはちょうど 1 回が必要です"
+    ),
+    "old_str is {n} characters; keep it to the heading's line ({limit} at most)": (
+        "old_str が {n} 文字あります。見出しの行だけにしてください（最大 {limit} 文字）"
+    ),
+    "after the edit: {got}; expected {want}": "編集後: {got}、期待値 {want}",
+    "{path}: expected {want}, got {got}": "{path}: 期待値 {want}、返り値 {got}",
+    "{command} should be refused ({why}); it answered {got}": (
+        "{command} は拒否しなければなりません（{why}）。応答は {got}"
+    ),
+    "line {k} ({word}) is not shown with its number": "{k} 行目（{word}）が行番号付きで表示されていません",
+    "the listing of /memories does not name {name}": "/memories の一覧に {name} がありません",
+    "the edit was neither made in the note nor refused": "メモは編集されず、拒否もされませんでした",
+    "old_str found twice must be refused": "old_str が 2 回見つかったら拒否しなければなりません",
+    "the section {section}": "セクション {section}",
+    "no section Progress: refuse rather than invent one; got {got}": (
+        "Progress セクションはありません。作り出さずに拒否してください。返り値 {got}"
+    ),
+    "{path} should be refused ({rule}); got {got}": (
+        "{path} は拒否しなければなりません（{rule}）。返り値 {got}"
+    ),
+    "refused, but the note changed": "拒否しましたが、メモが変わりました",
+    "refused, but with an empty message: say which rule it breaks": (
+        "拒否しましたが、メッセージが空です。どの規則に反するかを書いてください"
+    ),
+    "a refusal must touch nothing": "拒否するときは何も変更してはいけません",
+    "{what} was refused: {error}": "{what} が拒否されました: {error}",
+    "{path} is safe but was refused: {error}": "{path} は安全なのに拒否されました: {error}",
+    # compaction.course.checks.memory: the rules a refusal names
+    "no '..' segment": "'..' の区切りは使えない",
+    "every path starts with /memories/": "パスはすべて /memories/ で始まる",
+    "the root is /memories, not a prefix": "ルートは /memories であり、名前の先頭部分ではない",
+    "no NUL character": "NUL 文字は使えない",
+    "no control character": "制御文字は使えない",
+    "no backslash (a separator on Windows)": "バックスラッシュは使えない（Windows の区切り文字）",
+    "no symbolic link": "シンボリックリンクは使えない",
+    "no symbolic link, at any depth": "どの深さでもシンボリックリンクは使えない",
+    "no symbolic link, wherever it points": "指す先にかかわらずシンボリックリンクは使えない",
+    "old_str must occur exactly once": "old_str はちょうど 1 回出てこなければならない",
+    "insert_line is between 0 and the number of lines": "insert_line は 0 から行数までの間",
+    "/memories itself stays": "/memories そのものは残す",
+    "the destination must not exist": "移動先はまだ存在してはいけない",
+    "only the six commands": "6 つのコマンドだけ",
+    "at most 102,400 bytes": "最大 102,400 バイト",
     # compaction.course.checks.snip: failure details built from values
     "{where}: the result breaks {rule} at message {i}": (
         "{where}: 結果はメッセージ {i} で {rule} に違反しています"
@@ -697,6 +776,55 @@ TEXTS: dict[str, str] = {
     "lists every edited file with its line": "編集したファイルをすべて行と一緒に挙げる",
     "lists a file created with write_file": "write_file で作成したファイルも挙げる",
     "an edit without a path changes the file read last": "パスのない編集は最後に読んだファイルを変更する",
+    # memory
+    "`..` climbs out of the folder": "`..` でフォルダーの外に出る",
+    "`..` deeper in the path": "パスの奥にある `..`",
+    "an absolute path elsewhere": "別の場所の絶対パス",
+    "a relative path": "相対パス",
+    "a name that only starts like the root": "先頭だけがルートと同じ名前",
+    "a NUL in a name": "名前の中の NUL",
+    "a newline in a name": "名前の中の改行",
+    "a backslash": "バックスラッシュ",
+    "a link to a file outside": "外のファイルへのリンク",
+    "a link as a folder in the middle": "途中のフォルダーがリンク",
+    "a link back inside": "内側を指すリンク",
+    "the root itself": "ルートそのもの",
+    "a note": "メモ",
+    "a note in folders not made yet": "まだないフォルダーの中のメモ",
+    "a folder with a trailing /": "末尾に / の付いたフォルダー",
+    "%2e%2e is a name, not ..": "%2e%2e は名前であり .. ではない",
+    "a name in Japanese": "日本語の名前",
+    "view: a file's lines, numbered from 1": "view: ファイルの行に 1 から番号を付ける",
+    "view: view_range [2, 3] shows lines 2-3": "view: view_range [2, 3] で 2〜3 行目を表示",
+    "view: /memories lists the files in it": "view: /memories の中のファイルを一覧にする",
+    "create: writes file_text, makes its folders": "create: file_text を書き、必要なフォルダーを作る",
+    "create never overwrites": "create は上書きしない",
+    "str_replace: the one occurrence": "str_replace: ただ 1 つの出現箇所",
+    "str_replace: text found twice is refused": "str_replace: 2 回見つかるテキストは拒否",
+    "str_replace: text not found is refused": "str_replace: 見つからないテキストは拒否",
+    "insert at line 0: the top": "0 行目への insert: 先頭",
+    "insert after the last line": "最後の行の後への insert",
+    "insert past the end is refused": "末尾より後への insert は拒否",
+    "delete: a file and a folder": "delete: ファイルとフォルダー",
+    "delete /memories itself is refused": "/memories そのものの delete は拒否",
+    "rename: moves, makes the folder": "rename: 移動し、フォルダーを作る",
+    "rename onto an existing file is refused": "既存のファイルへの rename は拒否",
+    "an unknown command is refused": "知らないコマンドは拒否",
+    "`..` is refused by view, create and delete": "view・create・delete は `..` を拒否",
+    "a file over 102,400 bytes is refused": "102,400 バイトを超えるファイルは拒否",
+    "a hard-linked note: the file outside is unchanged": "ハードリンクされたメモ: 外のファイルは変わらない",
+    "a plain note is edited": "普通のメモは編集される",
+    "no temporary file is left": "一時ファイルを残さない",
+    "text found twice is refused": "2 回見つかるテキストは拒否",
+    "`..` is still refused": "`..` は引き続き拒否",
+    "an empty section": "空のセクション",
+    "newest first": "新しいものが先頭",
+    "the same entry in two sections": "2 つのセクションにある同じ項目",
+    "a heading that starts another heading": "別の見出しの先頭と同じ見出し",
+    "the heading quoted in an entry": "項目の中で引用された見出し",
+    "the last line, no newline after it": "最後の行で、後ろに改行がない",
+    "a long notes file: the edit stays small": "長いメモファイル: 編集は小さいまま",
+    "a missing section is refused": "ないセクションは拒否",
     # messages
     "course session {n} is sound": "コースのセッション {n} は正しい形",
     "text before results": "結果の前にテキスト",

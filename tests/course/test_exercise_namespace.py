@@ -12,7 +12,7 @@ from compaction.course.checks import for_exercise
 
 SOLUTIONS = sorted((Path(__file__).resolve().parents[2] / "solutions").glob("*.ipynb"))
 TOPICS = ("messages", "tokens", "budget", "snip", "micro", "pipeline", "summarize", "restore", "breaker")
-TOPICS += ("reactive", "condense", "levels", "evaluate", "api_context", "replay", "on_demand")
+TOPICS += ("reactive", "condense", "levels", "evaluate", "api_context", "replay", "on_demand", "memory")
 
 
 def code_of(path: Path) -> str:

@@ -210,6 +210,52 @@ FACTS = [
         "notebooks/15_replay.ipynb",
         "compaction.core.models",
     ),
+    (
+        "context editing alone +29%, with the memory tool +39%, on Anthropic's agentic-search evaluation",
+        "notebooks/18_memory_tool.ipynb",
+        "https://www.anthropic.com/news/context-management",
+    ),
+    (
+        "the memory tool is client-side; restrict all memory operations to the /memories directory",
+        "notebooks/18_memory_tool.ipynb",
+        "platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool",
+    ),
+    (
+        "a memory store caps a memory at 100 kB (102,400 bytes)",
+        "notebooks/18_memory_tool.ipynb",
+        "memories.create",
+    ),
+    (
+        "memory stores: workspace-scoped, immutable versions, 100KB per memory",
+        "notebooks/18_memory_tool.ipynb",
+        "platform.claude.com/docs/en/managed-agents/memory",
+    ),
+    (
+        "the memory endpoints' beta header",
+        "notebooks/18_memory_tool.ipynb",
+        "anthropic/resources/beta/memory_stores/",
+    ),
+    ("a memory store caps a memory at 102,400 bytes", "compaction/agent/memory.py", "memories.create"),
+    (
+        "memory paths: restrict operations to /memories",
+        "compaction/agent/memory_paths.py",
+        "tool-use/memory-tool",
+    ),
+    (
+        "memory store path rules (20 segments, 1,024 bytes, NFC)",
+        "compaction/agent/memory_paths.py",
+        "memories.py",
+    ),
+    (
+        "a memory-using model checks its memory directory before starting tasks",
+        "compaction/offline/scripted/memory.py",
+        "tool-use/memory-tool",
+    ),
+    (
+        "a memory-using model checks its memory directory before starting tasks",
+        "compaction/evaluate/notes.py",
+        "tool-use/memory-tool",
+    ),
 ]
 
 # (notebook, words the cell holds): why its numbers need no source in that cell. Keyed by words,

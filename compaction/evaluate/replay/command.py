@@ -40,6 +40,7 @@ from compaction.agent.backend import BackendError, connect
 from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.evaluate.cost import SharedCounter, Tokens
 from compaction.evaluate.find import find_probes
+from compaction.evaluate.notes import split
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import Probe, ProbeError, load_probes
 from compaction.evaluate.replay.columns import (
@@ -85,7 +86,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         action="append",
-        choices=STRATEGIES + ON_REQUEST,
+        choices=[s for s in STRATEGIES + ON_REQUEST if not split(s)[1]],  # a recording takes no notes
         help=f"repeat for several (default: {', '.join(DEFAULT)})",
     )
     parser.add_argument(

@@ -26,10 +26,13 @@ from typing import Any
 
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW, SYSTEM_PROMPT, new_workspace, run_agent
-from compaction.agent.tools import TOOL_DEFINITIONS
+from compaction.agent.memory import MemoryFolder
+from compaction.agent.tools import TOOL_DEFINITIONS, tool_params
 from compaction.core.events import CompactionEvent
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import tool_use_blocks
+from compaction.core.tokens import estimate_tokens
+from compaction.evaluate import notes
 from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
@@ -61,6 +64,7 @@ class Replay:
     score: ProbeScore | None = None  # over the probes the session reached (its own full text answers them)
     unreached: list[str] = field(default_factory=list)  # probes about work this run never got to
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
+    memory: dict[str, int] | None = None  # with memory: its calls, memory-only turns, tokens (notes.usage)
 
     @property
     def removed(self) -> float:
@@ -183,18 +187,21 @@ def replay_offline(
     and its cost the baseline; its outcome says from which turn it would not have fitted ``window``.
     """
     label = f"offline {turns} turns"
+    base, remembers = notes.split(strategy)
     with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
         workspace = new_workspace(Path(tmp) / "workspace")
         server_window = SAMPLE_WINDOW if strategy == "none" else window
         client = RecordingClient(connect("offline", context_window=server_window, seed=seed))
+        memory = MemoryFolder(Path(tmp) / "memory") if remembers else None
+        tools = [*TOOL_DEFINITIONS, memory] if memory is not None else TOOL_DEFINITIONS
         compactor = build(
-            strategy,
+            base,
             window=window,
             client=client,
             folder=tmp,
             workspace=workspace,
             settings=settings,
-            agent={"system": SYSTEM_PROMPT, "tools": TOOL_DEFINITIONS},  # what run_agent sends
+            agent={"system": SYSTEM_PROMPT, "tools": tool_params(tools)[0]},  # what run_agent sends
         )
         recorder, watch = Recorder(), ProbeWatch(probes)
 
@@ -208,10 +215,16 @@ def replay_offline(
                 on_turn(record)
 
         compactor.on_passes = watched
-        result = run_agent(
-            client, workspace=workspace, max_turns=turns, on_turn=counted, hooks=compactor.hooks()
-        )
+        options = {"max_turns": turns, "on_turn": counted, "hooks": compactor.hooks(), "tools": tools}
+        result = run_agent(client, workspace=workspace, **options)
         recorder.see(result.messages)
+        final = result.messages
+        asked = next((r for r in reversed(client.requests) if not r.summary), None)
+        if memory is not None and asked is not None:  # it reads its notes before it answers, in the window
+            room = window - asked.framing - estimate_tokens(final, "tiktoken")
+            final = final + notes.read_notes(memory, room)
+            if len(final) > len(result.messages):  # priced as one request more
+                client.requests.append(Request(tuple(final), asked.framing, asked.key))
         answered = [t for t in result.turns if t.input_tokens is not None]
         if result.error is not None:
             outcome = f"refused at turn {len(result.turns)}: {_refusal(result.error)}"
@@ -227,9 +240,9 @@ def replay_offline(
             compactor.events,
             outcome,
             len(answered),
-            result.messages,
+            final,
         )
-        return finish(
+        replay = finish(
             ran,
             label=label,
             window=window,
@@ -238,6 +251,8 @@ def replay_offline(
             lost=watch.lost,
             workspace=workspace,
         )
+        replay.memory = notes.usage(recorder.session, client.requests) if memory is not None else None
+        return replay
 
 
 def sent_cost(requests: Sequence[Request], tokens: Tokens) -> Cost:

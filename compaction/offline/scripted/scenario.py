@@ -23,7 +23,7 @@ import json
 import re
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
-from compaction.offline.scripted import ids, plan, schema, state
+from compaction.offline.scripted import ids, memory, plan, schema, state
 from compaction.offline.scripted.generic import generic
 from compaction.offline.scripted.one_tool import one_tool
 from compaction.offline.scripted.summarizer import is_summary_request, summarize
@@ -108,6 +108,16 @@ def _asks_to_compact(messages: list, tools: list) -> bool:
     return not any(b.get("name") == "compact" for b in tool_use_blocks(before))
 
 
+def _still_told(messages: list, words: str) -> bool:
+    """True when the user's words, a summary or the agent's notes read back (memory) still say ``words``."""
+    return state.user_says(messages, words) or memory.notes_say(messages, words)
+
+
+def step_item(step: int) -> str | None:
+    """The work item of a step of the plan (None past its end), for the memory notes' progress."""
+    return plan.PLAN[step - 1].item if 1 <= step <= len(plan.PLAN) else None
+
+
 def _talk(messages: list) -> str:
     said = state.last_user_text(messages) or text_of(messages[-1].get("content"))
     return (
@@ -142,7 +152,7 @@ def textstats(
     if step > len(plan.PLAN):
         return [text(f"{reaction(messages)}{plan.DONE} {state.marker(len(plan.PLAN) + 1)}")], "end_turn"
     current = plan.PLAN[step - 1]
-    if not state.user_says(messages, plan.CONSTRAINT):  # the agent acts on what its context still says
+    if not _still_told(messages, plan.CONSTRAINT):  # the agent acts on what its context still says
         current = plan.shortcut(current) or current
     missing = [] if reread else missing_files(messages, current)
     if missing:
@@ -178,6 +188,9 @@ def respond(
     """The offline model's answer: a summary (within ``room`` and ``max_tokens``), else a scenario turn."""
     if is_summary_request(messages):
         return [text(summarize(messages, max_tokens=max_tokens, limit=room))], "end_turn"
+    if memory.offered(tools):  # the same scenario, played by an agent that keeps notes
+        items = step_item if name == DEFAULT_SCENARIO else None
+        return memory.respond(SCENARIOS[name], messages, tools=tools, seed=seed, taken=taken, item=items)
     return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
 
 
