@@ -57,10 +57,11 @@ from compaction.pipeline.compactor import Compactor, default_layers
 WITH_MEMORY = ("masking 10 + memory", "pipeline, no ledger + memory", "pipeline + memory")
 COMPARED = (
     "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
-    "pipeline + used", "hybrid", "recent turns", *WITH_MEMORY,
-)  # fmt: skip
+    "pipeline + used", "hybrid", "recent turns",
+)  # fmt: skip  # chapter 13's comparison: the ways to compact
 ON_REQUEST = ("pipeline, cache-blind",)  # named with --strategy, not in the default comparison
-STRATEGIES = COMPARED + ("server summarize",)  # the comparison's (chapter 13), and the API's own
+# what `evaluate` runs: the comparison, the agent's own notes (chapter 18) and the API's own summary
+STRATEGIES = COMPARED + WITH_MEMORY + ("server summarize",)
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 
 
