@@ -176,3 +176,18 @@ def test_a_trigger_under_50000_is_refused_naming_the_field_and_50000_is_accepted
     )
     answer = ask(server, tool_session(4), compact(trigger=50_000), scale="off")
     assert answer.content[0].type != "compaction"  # accepted, and far below the trigger
+
+
+def test_a_second_compaction_keeps_the_users_request_from_the_first_summary(server):
+    """The first summary sits in an assistant turn; the second compaction still reads it as the earlier
+    summary, so the user's request (section 1) and their messages (section 6) survive both."""
+    first = ask(server, tool_session(12), compact(pause_after_compaction=True))
+    session = tool_session(12) + [as_param(first)]
+    later = tool_session(24)[25:]  # modules 12-23 read after the first summary, under the trigger
+    session += later
+    second = ask(server, session, compact(pause_after_compaction=True))
+    summary = second.content[0].content
+    request = summary.split("1. Primary Request and Intent:")[1].split("2. ")[0]
+    assert "Review every module." in request
+    users = summary.split("6. All User Messages:")[1].split("7. ")[0]
+    assert "(none)" not in users and "m5.py" in summary and "m20.py" in summary

@@ -228,7 +228,7 @@ def _compaction(
     window, _, seed = config(headers)
     view = server_compaction.from_last_compaction(request.messages)
     _within_window(counts, headers, request, view, str(body["model"]))
-    summary_request = on_demand.summary_request(request.messages, summarize.instructions)
+    summary_request = server_compaction.summary_request(request.messages, summarize.instructions)
     asked = counts.count(summary_request, request.system, request.tools)
     content, stop_reason, written = [], "compaction", 0
     if asked > window:

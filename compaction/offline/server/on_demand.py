@@ -34,18 +34,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from compaction.core.messages import blocks, text
-from compaction.core.summary_prompt import SUMMARY_PROMPT
-from compaction.offline.scripted.focus import focused
-from compaction.offline.scripted.summarizer import summarize
+from compaction.core.messages import blocks
+from compaction.offline.server import server_compaction
 from compaction.offline.server.caching import canonical
 from compaction.offline.server.compaction_blocks import sign
 from compaction.offline.server.errors import RequestError
-from compaction.offline.server.server_compaction import (
-    SUMMARY_RE_CLOSE,
-    SUMMARY_RE_OPEN,
-    from_last_compaction,
-)
 
 BETA_ON_DEMAND = "compact-2026-09-04"
 FIELDS = {"type", "instructions"}
@@ -113,32 +106,10 @@ def opens_with_compaction(messages: list) -> bool:
     return bool(content) and isinstance(content[0], dict) and content[0].get("type") == "compaction"
 
 
-def summary_request(messages: list, instructions: str | None) -> list:
-    """The conversation to summarize, earlier summaries as user text, then the prompt (or instructions)."""
-    shown: list[dict] = []
-    for message in from_last_compaction(messages):
-        kept = []
-        for block in blocks(message):
-            if block.get("type") != "compaction":
-                kept.append(block)
-            elif block.get("content"):  # a previous summary is carried over as the user's text
-                shown.append({"role": "user", "content": [text(block["content"])]})
-        if kept:
-            shown.append({**message, "content": kept})
-    prompt = text(instructions or SUMMARY_PROMPT)
-    if shown and shown[-1].get("role") == "user":
-        return shown[:-1] + [{**shown[-1], "content": blocks(shown[-1]) + [prompt]}]
-    return shown + [{"role": "user", "content": [prompt]}]
-
-
 def compaction_block(request: list, instructions: str | None) -> dict:
     """The signed ``compaction`` block for a summary request, focused by the instructions if any."""
-    answer = summarize(request)
-    start, end = answer.find(SUMMARY_RE_OPEN), answer.rfind(SUMMARY_RE_CLOSE)
-    body = answer[start + len(SUMMARY_RE_OPEN) : end].strip() if start >= 0 and end > start else answer
-    if instructions:
-        body = focused(body, instructions)
-    return {"type": "compaction", "content": body, "signature": sign(body)}
+    block = server_compaction.compaction_block(request, instructions)
+    return {**block, "signature": sign(block["content"])}
 
 
 def message_id(messages: list, seed: int) -> str:

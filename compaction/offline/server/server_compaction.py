@@ -63,12 +63,24 @@ def _as_text(block: dict) -> dict:
 
 
 def summary_request(messages: list, instructions: str | None) -> list:
-    """The conversation with the summary prompt, or the instructions that replace it, as a last user block."""
-    prompt = instructions or SUMMARY_PROMPT
-    shown = for_the_model(messages)
+    """What the summarizer reads: the conversation from the last compaction on, each earlier summary
+    carried over as the user's text (where a summary request shows a previous summary), then the summary
+    prompt, or the instructions that replace it, as a last user block. One request for both kinds of
+    compaction: at a threshold and on demand (``on_demand``)."""
+    shown: list[dict] = []
+    for message in from_last_compaction(messages):
+        kept = []
+        for block in blocks(message):
+            if block.get("type") != "compaction":
+                kept.append(block)
+            elif block.get("content"):
+                shown.append({"role": "user", "content": [text(block["content"])]})
+        if kept:
+            shown.append({**message, "content": kept})
+    prompt = text(instructions or SUMMARY_PROMPT)
     if shown and shown[-1].get("role") == "user":
-        return shown[:-1] + [{**shown[-1], "content": blocks(shown[-1]) + [text(prompt)]}]
-    return shown + [{"role": "user", "content": [text(prompt)]}]
+        return shown[:-1] + [{**shown[-1], "content": blocks(shown[-1]) + [prompt]}]
+    return shown + [{"role": "user", "content": [prompt]}]
 
 
 def compaction_block(request: list, instructions: str | None = None) -> dict:
