@@ -2,7 +2,14 @@
 
 A conversation is a list of plain dicts, ``{"role": "user" | "assistant", "content": str | [blocks]}``.
 ``validate`` accepts only the strict form that every version of the API takes; it names the first
-message that breaks a rule, the rule, and what was wrong. Blocks other than ``text``, ``tool_use``
+message that breaks a rule, the rule, and what was wrong. ``validate(messages, system_messages=True)``
+also accepts the API's mid-conversation ``role: "system"`` messages where the API places them ("must
+immediately follow a `user` turn (or an `assistant` turn ending in a server tool result), and must
+either be the last entry in `messages` or be immediately followed by an `assistant` turn"; not first;
+consecutive ones "judged together": https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages,
+"Limitations"), and judges the user and assistant turns around them by the strict rules; the offline
+server's request check asks for that, while the course's layers, which never write a system message,
+keep the strict form. Blocks other than ``text``, ``tool_use``
 and ``tool_result`` (thinking, images, documents) are passed through untouched and never inspected
 beyond having a ``type``. Deliberately left out: the API's limits on images, model-specific block
 types, and the optional empty final assistant message (a prefill), which this course never sends.
@@ -24,13 +31,16 @@ RULES = {
     "not_a_list": "the conversation must be a list of messages",
     "empty_conversation": "the conversation needs at least one message",
     "message_not_dict": "every message must be a dict",
-    "unknown_role": "role must be 'user' or 'assistant'",
+    "unknown_role": "role must be 'user' or 'assistant' (or 'system', where mid-conversation ones are)",
     "content_type": "content must be a string or a list of blocks",
     "empty_content": "content must not be empty",
     "block_not_dict": "every content block must be a dict",
     "block_without_type": "every content block needs a string 'type'",
     "empty_text": "text blocks must hold non-empty text",
     "first_not_user": "the first message must come from the user",
+    "system_message_first": "a mid-conversation system message cannot be the first message",
+    "system_message_misplaced": "a system message follows a user turn, precedes an assistant turn or ends",
+    "tool_block_in_system": "tool_use and tool_result blocks never belong in a system message",
     "roles_not_alternating": "user and assistant messages must alternate",
     "tool_use_in_user": "tool_use blocks belong in assistant messages",
     "tool_result_in_assistant": "tool_result blocks belong in user messages",
@@ -301,30 +311,79 @@ def from_response(response: Any) -> Message:
 # ---------------------------------------------------------------- the strict form
 
 
-def validate(messages: Any) -> None:
-    """Raise InvalidConversation unless ``messages`` is in the strict form every API version takes."""
+def validate(messages: Any, *, system_messages: bool = False) -> None:
+    """Raise InvalidConversation unless ``messages`` is in the strict form every API version takes.
+
+    With ``system_messages`` a ``role: "system"`` message is accepted where the API places a
+    mid-conversation one; the user and assistant turns around it are held to the strict form.
+    """
     if not isinstance(messages, list):
         raise InvalidConversation(None, "not_a_list", f"got {type(messages).__name__}")
     if not messages:
         raise InvalidConversation(None, "empty_conversation", "the list is empty")
     seen_ids: set[str] = set()
     pending: list[str] = []  # tool_use ids of the previous assistant message, still unanswered
+    previous: tuple[int, str] | None = None  # (index, role) of the last user or assistant turn
     for i, message in enumerate(messages):
+        if system_messages and isinstance(message, dict) and message.get("role") == "system":
+            _check_system(i, messages)
+            continue
         content = _check_shape(i, message)
         role = message["role"]
-        if i == 0 and role != "user":
-            raise InvalidConversation(0, "first_not_user", f"the first message has role '{role}'")
-        if i > 0 and role == messages[i - 1]["role"]:
+        if previous is None and role != "user":
+            raise InvalidConversation(i, "first_not_user", f"the first message has role '{role}'")
+        if previous is not None and role == previous[1]:
             raise InvalidConversation(
-                i, "roles_not_alternating", f"two '{role}' messages in a row (at {i - 1} and {i})"
+                i, "roles_not_alternating", f"two '{role}' messages in a row (at {previous[0]} and {i})"
             )
         if role == "assistant":
             pending = _check_assistant(i, content, seen_ids)
         else:
             _check_user(i, content, pending)
             pending = []
-    if pending:
-        raise _unanswered(len(messages) - 1, pending)
+        previous = (i, role)
+    if pending and previous is not None:
+        raise _unanswered(previous[0], pending)
+
+
+def _check_system(i: int, messages: list) -> None:
+    """A mid-conversation system message: its shape, and where its section (consecutive ones) sits."""
+    content = _check_shape(i, {**messages[i], "role": "user"})
+    for j, block in enumerate(content):
+        if block["type"] in ("tool_use", "tool_result"):
+            what = f"`{block['type']}` blocks are not allowed in system messages"
+            raise InvalidConversation(i, "tool_block_in_system", what, block=j)
+    start = i
+    while start > 0 and _is_system(messages[start - 1]):
+        start -= 1
+    end = i
+    while end + 1 < len(messages) and _is_system(messages[end + 1]):
+        end += 1
+    if start == 0:
+        what = "a system message cannot be the first message; use the top-level `system`"
+        raise InvalidConversation(i, "system_message_first", what)
+    before, after = messages[start - 1], messages[end + 1] if end + 1 < len(messages) else None
+    follows = isinstance(before, dict) and (
+        before.get("role") == "user" or (before.get("role") == "assistant" and _ends_in_server_result(before))
+    )
+    precedes = after is None or (isinstance(after, dict) and after.get("role") == "assistant")
+    if not (follows and precedes):
+        where = "follow a `user` turn" if not follows else "precede an `assistant` turn or end `messages`"
+        raise InvalidConversation(
+            i, "system_message_misplaced", f"a mid-conversation system message must {where}"
+        )
+
+
+def _is_system(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("role") == "system"
+
+
+def _ends_in_server_result(message: dict) -> bool:
+    """True when an assistant turn ends in a server tool's result (``web_search_tool_result``, ...)."""
+    content = message.get("content")
+    last = content[-1] if isinstance(content, list) and content else None
+    kind = last.get("type") if isinstance(last, dict) else None
+    return isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
 
 
 def _check_shape(i: int, message: Any) -> list[Block]:

@@ -101,8 +101,66 @@ VIOLATIONS = {
 }
 
 
+SYSTEM = {"role": "system", "content": "Write Go from now on."}
+# rules only ``validate(..., system_messages=True)`` checks -> (a minimal list, the index it names)
+SYSTEM_VIOLATIONS = {
+    "system_message_first": ([SYSTEM, user("hi")], 0),
+    "system_message_misplaced": ([user("a"), assistant("b"), SYSTEM, user("c")], 2),
+    "tool_block_in_system": ([user("a"), {"role": "system", "content": [R1]}], 1),
+}
+
+
 def test_every_rule_has_a_minimal_violation_in_this_table():
-    assert set(VIOLATIONS) == set(RULES)
+    assert set(VIOLATIONS) | set(SYSTEM_VIOLATIONS) == set(RULES)
+
+
+@pytest.mark.parametrize("rule", list(SYSTEM_VIOLATIONS))
+def test_a_misplaced_system_message_is_refused_naming_it_where_system_messages_are_allowed(rule):
+    bad, index = SYSTEM_VIOLATIONS[rule]
+    with pytest.raises(InvalidConversation) as info:
+        validate(bad, system_messages=True)
+    assert (info.value.index, info.value.rule) == (index, rule)
+    with pytest.raises(InvalidConversation) as strict:  # the course's strict form: no system role at all
+        validate(bad)
+    assert strict.value.rule in ("unknown_role", "first_not_user", "roles_not_alternating")
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        [user("a"), SYSTEM],  # the last entry
+        [user("a"), SYSTEM, assistant("b")],  # between a user and an assistant turn
+        [user("a"), assistant(T1), user(R1), SYSTEM, SYSTEM, assistant("done")],  # after results, twice
+        [user("a"), assistant({"type": "web_search_tool_result", "tool_use_id": "s", "content": []}), SYSTEM],
+    ],
+)
+def test_system_messages_where_the_api_places_them_pass_only_when_allowed(place):
+    validate(place, system_messages=True)
+    with pytest.raises(InvalidConversation, match="unknown_role"):
+        validate(place)
+
+
+@pytest.mark.parametrize(
+    "bad, index",
+    [
+        ([user("a"), assistant(T1), SYSTEM, user(R1)], 2),  # between a tool_use and its result
+        ([user("a"), SYSTEM, SYSTEM, user("b")], 1),  # a section judged as a whole: followed by a user turn
+        ([user("a"), assistant("b"), SYSTEM], 2),  # after a plain assistant turn
+    ],
+)
+def test_a_system_section_out_of_place_names_its_first_offending_message(bad, index):
+    with pytest.raises(InvalidConversation) as info:
+        validate(bad, system_messages=True)
+    assert (info.value.rule, info.value.index) == ("system_message_misplaced", index)
+
+
+def test_the_turns_around_system_messages_keep_the_strict_rules_with_their_own_indexes():
+    with pytest.raises(InvalidConversation) as info:
+        validate([user("a"), SYSTEM, assistant(T1), user("thanks")], system_messages=True)
+    assert (info.value.rule, info.value.index) == ("tool_use_unanswered", 2)
+    with pytest.raises(InvalidConversation) as info:
+        validate([user("a"), {"role": "system", "content": ""}, assistant("b")], system_messages=True)
+    assert (info.value.rule, info.value.index) == ("empty_content", 1)
 
 
 @pytest.mark.parametrize("rule", list(VIOLATIONS))

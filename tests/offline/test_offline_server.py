@@ -150,12 +150,13 @@ def test_clients_with_different_windows_share_one_server():
         create(small, messages)
 
 
-def test_missing_fields_and_streaming_are_refused():
+def test_missing_fields_and_a_stream_that_is_no_boolean_are_refused():
     raw = json.dumps({"model": MODEL, "messages": [user("hi")]})
     status, body = post("/v1/messages", raw)
     assert status == 400 and body["error"]["message"] == "max_tokens: Field required"
-    raw = json.dumps({"model": MODEL, "max_tokens": 5, "messages": [user("hi")], "stream": True})
-    assert post("/v1/messages", raw)[0] == 400
+    raw = json.dumps({"model": MODEL, "max_tokens": 5, "messages": [user("hi")], "stream": "yes"})
+    status, body = post("/v1/messages", raw)
+    assert status == 400 and body["error"]["message"] == "stream: Input should be a valid boolean"
 
 
 def post(path: str, raw: str | bytes, headers: dict | None = None) -> tuple[int, dict]:

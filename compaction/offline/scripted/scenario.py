@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 
 from compaction.core.messages import text, text_of, tool_use, tool_use_blocks
 from compaction.offline.scripted import ids, memory, plan, schema, state
@@ -108,9 +109,12 @@ def _asks_to_compact(messages: list, tools: list) -> bool:
     return not any(b.get("name") == "compact" for b in tool_use_blocks(before))
 
 
-def _still_told(messages: list, words: str) -> bool:
-    """True when the user's words, a summary or the agent's notes read back (memory) still say ``words``."""
-    return state.user_says(messages, words) or memory.notes_say(messages, words)
+def _still_told(messages: list, words: str, instructions: Sequence[str] = ()) -> bool:
+    """True when the user's words, a summary, the agent's notes read back (memory) or a system message the
+    model sees (``instructions``) still say ``words``."""
+    said = " ".join(" ".join(instructions).split()).lower()
+    told = state.user_says(messages, words) or memory.notes_say(messages, words)
+    return told or " ".join(words.split()).lower() in said
 
 
 def step_item(step: int) -> str | None:
@@ -128,12 +132,18 @@ def _talk(messages: list) -> str:
 
 
 def textstats(
-    messages: list, *, tools: list, seed: int = 0, taken: set[str] | None = None
+    messages: list,
+    *,
+    tools: list,
+    seed: int = 0,
+    taken: set[str] | None = None,
+    instructions: Sequence[str] = (),
 ) -> tuple[list[dict], str]:
     """The next turn of the textstats scenario: (content blocks, stop_reason).
 
     ``taken`` are tool_use ids the new ones must avoid besides those in ``messages`` (ids of a
-    part the server dropped after a compaction block).
+    part the server dropped after a compaction block); ``instructions`` the text of the system
+    messages the model sees, which can state the user's constraint as well.
     """
     if not any(isinstance(t, dict) and t.get("name") for t in tools):
         return [text(_talk(messages))], "end_turn"
@@ -152,7 +162,7 @@ def textstats(
     if step > len(plan.PLAN):
         return [text(f"{reaction(messages)}{plan.DONE} {state.marker(len(plan.PLAN) + 1)}")], "end_turn"
     current = plan.PLAN[step - 1]
-    if not _still_told(messages, plan.CONSTRAINT):  # the agent acts on what its context still says
+    if not _still_told(messages, plan.CONSTRAINT, instructions):  # the agent acts on what its context says
         current = plan.shortcut(current) or current
     missing = [] if reread else missing_files(messages, current)
     if missing:
@@ -185,13 +195,22 @@ def respond(
     room: int | None = None,
     max_tokens: int | None = None,
 ) -> tuple[list[dict], str]:
-    """The offline model's answer: a summary (within ``room`` and ``max_tokens``), else a scenario turn."""
+    """The offline model's answer: a summary (within ``room`` and ``max_tokens``), else a scenario turn.
+
+    Mid-conversation ``role: "system"`` messages are read as instructions: the scenario plays the user and
+    assistant turns, and ``textstats`` also looks for the user's constraint in the instructions.
+    """
     if is_summary_request(messages):
         return [text(summarize(messages, max_tokens=max_tokens, limit=room))], "end_turn"
+    turns = [m for m in messages if m.get("role") != "system"]
+    play = SCENARIOS[name]
+    if name == DEFAULT_SCENARIO:
+        said = [text_of(m.get("content")) for m in messages if m.get("role") == "system"]
+        play = functools.partial(textstats, instructions=said)
     if memory.offered(tools):  # the same scenario, played by an agent that keeps notes
         items = step_item if name == DEFAULT_SCENARIO else None
-        return memory.respond(SCENARIOS[name], messages, tools=tools, seed=seed, taken=taken, item=items)
-    return SCENARIOS[name](messages, tools=tools, seed=seed, taken=taken)
+        return memory.respond(play, turns, tools=tools, seed=seed, taken=taken, item=items)
+    return play(turns, tools=tools, seed=seed, taken=taken)
 
 
 __all__ = ["DEFAULT_SCENARIO", "SCENARIOS", "TASK", "next_step", "respond", "textstats"]

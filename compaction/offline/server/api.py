@@ -15,7 +15,9 @@ Input plus ``max_tokens`` over the window is answered per model (``overflow``, f
 real API does not have: ``x-compaction-course-scale: on`` lifts the 50,000-token minimum of the
 compaction trigger (``context_config``), ``x-compaction-clear-in-rounds: on`` clears tool uses in
 rounds (``context_edits``).
-Deliberately left out: streaming, batches, images' real token cost, extended thinking.
+Streaming is the same answer sent as server-sent events (``streaming``); mid-conversation system messages,
+tool changes and the binding of thinking blocks are ``system_messages``, ``tool_changes`` and ``thinking``.
+Deliberately left out: batches, images' real token cost.
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ from compaction.core.messages import tool_use_blocks
 from compaction.core.models import behaves_as
 from compaction.core.tokens import count_text, estimate_tokens
 from compaction.offline.scripted import scenario
-from compaction.offline.server import diagnostics, on_demand, overflow, server_compaction
+from compaction.offline.server import (
+    diagnostics,
+    on_demand,
+    overflow,
+    server_compaction,
+    system_messages,
+    thinking,
+    tool_changes,
+)
 from compaction.offline.server.caching import PromptCache, value_digest
 from compaction.offline.server.context_config import HEADER_COURSE_SCALE, ClearToolUses, Compact, betas_of  # noqa: F401
 from compaction.offline.server.context_edits import clear_thinking, clear_tool_uses
@@ -126,8 +136,13 @@ def config(headers: Any) -> tuple[int, str, int]:
 def edited(
     counts: TokenCounts, request: Request, rounds: bool = False
 ) -> tuple[list, list[dict], Compact | None]:
-    """(the messages the model sees, the applied_edits entries, the compaction edit if any)."""
-    view = server_compaction.from_last_compaction(request.messages)
+    """(the messages the model sees, the applied_edits entries, the compaction edit if any).
+
+    The model sees the request from its last compaction block on, without the thinking blocks the binding
+    check dropped and the turn-scoped system messages a later user message cleared, then edited.
+    """
+    kept = thinking.without(request.messages, request.binding.dropped)
+    view = system_messages.rendered(server_compaction.from_last_compaction(kept))
     applied, compact = [], None
 
     def count(messages: list) -> int:
@@ -234,7 +249,9 @@ def _compaction(
     if asked > window:
         stop_reason = "model_context_window_exceeded"
     else:
-        block = on_demand.compaction_block(summary_request, summarize.instructions)
+        changes = _tool_changes_of(request, server_compaction.from_last_compaction(request.messages))
+        block = on_demand.compaction_block(summary_request, summarize.instructions, changes)
+        thinking.remember_summary(block["signature"], thinking.walk(request.messages)[1])
         written = count_text(block["content"], "tiktoken")
         if written > request.max_tokens:
             stop_reason, written = "max_tokens", request.max_tokens
@@ -250,7 +267,7 @@ def _compaction(
             "cache_read_input_tokens": 0,
         }
     ]
-    return {
+    answer = {
         "id": on_demand.message_id(request.messages, seed),
         "type": "message",
         "role": "assistant",
@@ -260,6 +277,16 @@ def _compaction(
         "stop_sequence": None,
         "usage": usage,
     }
+    if request.thinking.report:
+        answer["input_transformations"] = request.binding.transformations
+    return answer
+
+
+def _tool_changes_of(request: Request, compacted: list) -> list | None:
+    """A compaction block's ``tool_changes`` (with ``inline-tools-2026-09-15``), else None: not computed."""
+    if tool_changes.BETA_INLINE_TOOLS not in request.betas:
+        return None
+    return tool_changes.net_changes(request.declared, compacted)
 
 
 def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, request: Request) -> dict:
@@ -275,6 +302,9 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     if compact is not None and used > compact.trigger:
         summary_request = server_compaction.summary_request(view, compact.instructions)
         block = server_compaction.compaction_block(summary_request, compact.instructions)
+        changes = _tool_changes_of(request, view)
+        if changes is not None:
+            block["tool_changes"] = changes
         iterations.append(  # uncached: the server's own choice (see server_compaction)
             {
                 "type": "compaction",
@@ -291,9 +321,14 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
     usage = zero_usage()
     if stop_reason is None:
         shown, room = server_compaction.for_the_model(view), window - used
-        options = {"tools": request.tools, "seed": seed, "taken": taken, "room": room}
+        offered = tool_changes.offered(request.declared, view)
+        options = {"tools": offered, "seed": seed, "taken": taken, "room": room}
         options["max_tokens"] = request.max_tokens
         turn, stop_reason = scenario.respond(name, shown, **options)
+        if request.thinking.on:
+            said = thinking.plan_text(turn) if request.thinking.display == "summarized" else ""
+            sent = request.messages
+            turn = [thinking.produce(said, request.system_blocks, request.tools, sent, list(content)), *turn]
         turn, stop_reason, output = overflow.fit(turn, stop_reason, room)
         content += turn
         scope = str(headers.get(HEADER_CACHE_SCOPE) or "")
@@ -319,4 +354,6 @@ def _turn(counts: TokenCounts, cache: PromptCache, body: dict, headers: Any, req
         usage["iterations"] = iterations
     if request.edits:
         answer["context_management"] = {"applied_edits": applied}
+    if request.thinking.report:
+        answer["input_transformations"] = request.binding.transformations
     return answer

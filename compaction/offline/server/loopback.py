@@ -2,7 +2,8 @@
 
 It listens on 127.0.0.1 only, on a free port, in a daemon thread of the calling process, and
 speaks the API's JSON over HTTP/1.1 keep-alive so the real ``anthropic`` SDK can talk to it:
-200 with the answer, 400 ``invalid_request_error`` for what the API refuses (see ``api``), 404
+200 with the answer (as server-sent events for ``stream: true``: ``streaming``), 400
+``invalid_request_error`` for what the API refuses (see ``api``), 404
 for other paths; every error body carries a ``request_id`` (``errors``). ``GET /v1/models/{id}``
 tells a client its window (``models``). The server keeps one prompt cache (``caching``) on a
 clock a test may replace. ``stop()`` closes the port and every open connection and joins the
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from compaction.offline.server import api, diagnostics, models
+from compaction.offline.server import api, diagnostics, models, streaming
 from compaction.offline.server.api import HEADER_SCENARIO, HEADER_SEED, HEADER_WINDOW
 from compaction.offline.server.caching import PromptCache
 from compaction.offline.server.errors import RequestError, error_body, request_id
@@ -150,7 +151,8 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
             except (ValueError, UnicodeDecodeError):
                 message = "The request body is not valid JSON."
                 return self._send(400, error_body("invalid_request_error", message, self.rid))
-            self._answer(lambda: route(body, self.headers))
+            stream = isinstance(body, dict) and body.get("stream") is True and route is routes["/v1/messages"]
+            self._answer(lambda: route(body, self.headers), stream=stream)
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0].rstrip("/")
@@ -162,9 +164,12 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
                 return self._answer(lambda: models.model_info(model, api.config(self.headers)[0]))
             self._send(404, error_body("not_found_error", f"Not found: {self.path}", self.rid))
 
-        def _answer(self, compute: Callable[[], dict]) -> None:
+        def _answer(self, compute: Callable[[], dict], stream: bool = False) -> None:
             try:
-                return self._send(200, compute())
+                answer = compute()
+                if stream:
+                    return self._send_bytes(200, streaming.events(answer), "text/event-stream")
+                return self._send(200, answer)
             except RequestError as error:
                 body = error_body("invalid_request_error", str(error), self.rid, error.details)
                 return self._send(400, body)
@@ -173,9 +178,13 @@ def _make_handler(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(500, error_body("api_error", message, self.rid))
 
         def _send(self, status: int, payload: dict) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            self._send_bytes(
+                status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), "application/json"
+            )
+
+        def _send_bytes(self, status: int, data: bytes, kind: str) -> None:
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", kind)
             self.send_header("content-length", str(len(data)))
             self.send_header("request-id", getattr(self, "rid", "req_offline"))
             if status >= 500:

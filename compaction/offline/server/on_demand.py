@@ -106,10 +106,13 @@ def opens_with_compaction(messages: list) -> bool:
     return bool(content) and isinstance(content[0], dict) and content[0].get("type") == "compaction"
 
 
-def compaction_block(request: list, instructions: str | None) -> dict:
-    """The signed ``compaction`` block for a summary request, focused by the instructions if any."""
+def compaction_block(request: list, instructions: str | None, tool_changes: list | None = None) -> dict:
+    """The signed ``compaction`` block for a summary request, focused by the instructions if any, with the
+    compacted range's ``tool_changes`` when they were computed (``tool_changes``), signed with it."""
     block = server_compaction.compaction_block(request, instructions)
-    return {**block, "signature": sign(block["content"])}
+    if tool_changes is not None:
+        block["tool_changes"] = tool_changes
+    return {**block, "signature": sign(block["content"], tool_changes)}
 
 
 def message_id(messages: list, seed: int) -> str:

@@ -6,7 +6,9 @@ request, so two user turns in a row are accepted, and text merged in front of to
 refused as the API refuses it (the tool_use then has no results *immediately* after).
 ``origin`` maps each merged turn back to the first message of the request that formed it, so an
 error can name the index the client sent (the server's choice: the API's own index is not
-documented). Deliberately left out: merging anything else (system prompts, adjacent text blocks).
+documented). Mid-conversation ``role: "system"`` messages are never merged: consecutive ones are "treated as a
+single system section" for placement (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages),
+but each keeps its own ``clear_at``. Deliberately left out: merging anything else (adjacent text blocks).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ def merge_turns(messages: list) -> tuple[list, list[int]]:
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             return list(messages), list(range(len(messages)))  # validate() names the bad message
-        if merged and message.get("role") == merged[-1].get("role") and _mergeable(message, merged[-1]):
+        same = merged and message.get("role") == merged[-1].get("role") and message.get("role") != "system"
+        if same and _mergeable(message, merged[-1]):
             merged[-1] = {**merged[-1], "content": _as_blocks(merged[-1]) + _as_blocks(message)}
             continue
         merged.append(message)
@@ -41,3 +44,17 @@ def _mergeable(*pair: dict) -> bool:
 def _as_blocks(message: dict) -> list:
     content = message["content"]
     return blocks(message) if isinstance(content, str) else list(content)
+
+
+def block_paths(messages: list, origin: list[int]) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each merged (message, block) -> the (message, block) the client sent: paths in answers and errors."""
+    paths: dict[tuple[int, int], tuple[int, int]] = {}
+    for k, start in enumerate(origin):
+        end = origin[k + 1] if k + 1 < len(origin) else len(messages)
+        j = 0
+        for i in range(start, end):
+            content = messages[i].get("content") if isinstance(messages[i], dict) else None
+            for sent in range(len(blocks(messages[i])) if isinstance(content, (str, list)) else 0):
+                paths[(k, j)] = (i, sent)
+                j += 1
+    return paths

@@ -1,7 +1,10 @@
 """The ``usage`` of an answer: the input split by the prompt cache, with or without a model turn.
 
 ``cached_usage`` marks the top-level ``cache_control`` on the last block (the SDK's "automatic"
-caching), counts each prefix the way the rest of the server counts, and lets ``caching`` split the
+caching; a turn-scoped system message is skipped, as "The top-level automatic caching field skips
+turn-scoped messages when it picks a breakpoint":
+https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages), counts each
+prefix the way the rest of the server counts, and lets ``caching`` split the
 input into cache reads, cache writes and the rest. ``zero_usage`` is the top-level usage of an
 answer that stopped after a compaction: the compaction's own tokens are reported only in
 ``usage.iterations`` (SDK ``BetaUsage.iterations``).
@@ -16,6 +19,7 @@ from compaction.core.messages import blocks
 from compaction.core.tokens import count_text, estimate_tokens, message_tokens
 from compaction.offline.server.caching import Prefix, PromptCache
 from compaction.offline.server.request import Request
+from compaction.offline.server.system_messages import is_turn_scoped
 
 
 def zero_usage() -> dict:
@@ -46,11 +50,14 @@ def cached_usage(
     min_tokens: int | None = None,
 ) -> dict:
     """``usage`` for the request the model saw, split into cache reads, writes and the rest."""
-    if request.auto_cache and view:  # the top-level cache_control marks the last block
-        last = blocks(view[-1])
+    # the top-level cache_control marks the last block, skipping turn-scoped system messages
+    marks = [k for k, m in enumerate(view) if not is_turn_scoped(m)]
+    if request.auto_cache and marks:
+        k = marks[-1]
+        last = blocks(view[k])
         if last:
             marked = {**last[-1], "cache_control": request.auto_cache}
-            view = view[:-1] + [{**view[-1], "content": last[:-1] + [marked]}]
+            view = view[:k] + [{**view[k], "content": last[:-1] + [marked]}] + view[k + 1 :]
     shown = [m if _as_blocks(m) else {**m, "content": blocks(m)} for m in view]
     prefix = Prefix(model, request.tools, request.system_blocks, shown, scope)
     starts = [head]  # tokens before each message
