@@ -294,8 +294,8 @@ def test_capabilities_name_the_edits_and_the_compaction_the_server_emulates():
     assert edits.supported and edits.clear_tool_uses_20250919.supported
     assert edits.clear_thinking_20251015.supported and edits.compact_20260112.supported
     assert info.capabilities.compaction.supported and info.capabilities.compaction.summarize.supported
-    assert not info.capabilities.batch.supported and not info.capabilities.thinking.supported
-    assert info.capabilities.thinking.types.disabled.supported  # as the SDK says of a model without thinking
+    assert not info.capabilities.batch.supported and info.capabilities.thinking.supported
+    assert info.capabilities.thinking.types.adaptive.supported  # it writes bound thinking blocks when asked
     assert info.lifecycle == "active" and info.retires_at is None
     plain = connect().models.retrieve(DEFAULT_MODEL)  # the non-beta type reads the same answer
     assert plain.capabilities.context_management.compact_20260112.supported

@@ -12,8 +12,10 @@ says so. ``capabilities`` ("Keys are always present for all known capabilities",
 what the offline server emulates: the three context-management edits (``clear_tool_uses_20250919``,
 ``clear_thinking_20251015``, ``compact_20260112``) and on-demand compaction (``compaction.summarize``, beta
 ``compact-2026-09-04``); everything else it does not do is ``supported: false`` (batches, citations, code
-execution, effort, images, PDFs, server tools, structured outputs), and thinking is off
-(``thinking.types.disabled`` true, as the SDK documents it for "a model that does not support thinking").
+execution, effort, images, PDFs, server tools, structured outputs). Thinking is supported: every
+``thinking.type`` is accepted, and ``adaptive`` and ``enabled`` write a thinking block bound to its prefix
+(``thinking``; the per-model refusals of the real models, such as Sonnet 5.5's 400 for ``disabled``, are left
+out there).
 ``lifecycle`` and ``retires_at`` come from the course's models table (a legacy model is still "active";
 a retirement date the table gives is reported, the time of day the server's own choice); the offline
 server answers for a retired name all the same. Any model name is known; ``max_tokens`` is the model's
@@ -53,8 +55,8 @@ def capabilities() -> dict:
         "server_tools": {"supported": False, "code_execution": _no(), "web_search": _no()},
         "structured_outputs": _no(),
         "thinking": {
-            "supported": False,
-            "types": {"adaptive": _no(), "between_tools": _no(), "disabled": dict(yes), "enabled": _no()},
+            "supported": True,  # every type is accepted (``thinking``); adaptive and enabled write a block
+            "types": {t: dict(yes) for t in ("adaptive", "between_tools", "disabled", "enabled")},
         },
     }
 
