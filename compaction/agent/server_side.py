@@ -29,7 +29,7 @@ from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.core.store import OutputStore
 from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
-from compaction.pipeline.hooks import Hooks
+from compaction.pipeline.hooks import Hooks, Prepare
 
 BETAS = {  # edit type -> the beta header it needs
     "clear_tool_uses_20250919": "context-management-2025-06-27",
@@ -52,12 +52,21 @@ PRICE = {
 class ServerManaged:
     """A client for ``run_agent`` whose requests carry ``context_management`` and a cache breakpoint."""
 
-    def __init__(self, client: Any, *, edits: Sequence[dict] = (), cache: bool = True, record: Any = None):
+    def __init__(
+        self,
+        client: Any,
+        *,
+        edits: Sequence[dict] = (),
+        cache: bool = True,
+        record: Any = None,
+        betas: Sequence[str] = (),
+    ):
         unknown = [e.get("type") for e in edits if e.get("type") not in BETAS]
         if unknown:
             raise ValueError(f"unknown edit type(s) {unknown}; choose from {list(BETAS)}")
         self.client, self.edits, self.cache = client, [dict(e) for e in edits], cache
         self.record = record  # called with each response, e.g. UsageLog.on_side_call
+        self.betas = list(betas)  # beta headers beyond the edits' (a turn-scoped system message's, ...)
         self.messages = self  # run_agent calls client.messages.create
 
     def options(self) -> dict:
@@ -65,7 +74,8 @@ class ServerManaged:
         extra: dict = {}
         if self.edits:
             extra["context_management"] = {"edits": self.edits}
-            extra["betas"] = sorted({BETAS[e["type"]] for e in self.edits})
+        if self.edits or self.betas:
+            extra["betas"] = sorted({BETAS[e["type"]] for e in self.edits} | set(self.betas))
         if self.cache:
             extra["cache_control"] = {"type": "ephemeral"}
         return extra
@@ -203,18 +213,26 @@ def run_managed_session(
     cache: bool = True,
     folder: str | Path | None = None,
     server_options: dict | None = None,
+    prepare: Prepare | None = None,
+    betas: Sequence[str] = (),
+    task: str | None = None,
 ) -> tuple[UsageLog, SessionResult]:
     """Play the agent for ``turns`` calls with server-side ``edits`` (or the course's pipeline).
 
     ``server_options`` are the offline server's own (``course_scale``, ``clear_in_rounds``: see
-    ``connect``); the real API has none of them.
+    ``connect``); the real API has none of them. ``prepare`` changes the list before each call and
+    keeps what it returns (a system message appended after each tool result, say), ``betas`` are
+    the beta headers it needs; the course's pipeline has a ``prepare`` of its own. ``task``: the user's
+    first message (the scripted task by default).
     """
+    if pipeline and prepare is not None:
+        raise ValueError("prepare: the course's pipeline prepares the list itself; pass one or the other")
     base = connect(context_window=window, **(server_options or {}))
     if backend_name() == "offline":  # each session its own cache scope: a cold start, even side by side
         base = base.with_options(default_headers={HEADER_CACHE_SCOPE: uuid.uuid4().hex})
     root = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="compaction-server-side-"))
     log = UsageLog()
-    hooks = Hooks(on_response=log.on_response)
+    hooks = Hooks(prepare=prepare, on_response=log.on_response)
     if pipeline:
         summarizer = ServerManaged(connect(context_window=window), cache=False, record=log.on_side_call)
         hooks = folder_compactor(root, summarizer, window).hooks()
@@ -225,8 +243,9 @@ def run_managed_session(
             log.on_response(messages, response)
 
         hooks = replace(hooks, on_response=both)
-    client = ServerManaged(base, edits=edits, cache=cache)
-    result = run_agent(client, workspace=new_workspace(root / "workspace"), max_turns=turns, hooks=hooks)
+    client = ServerManaged(base, edits=edits, cache=cache, betas=betas)
+    workspace = new_workspace(root / "workspace")
+    result = run_agent(client, workspace=workspace, task=task, max_turns=turns, hooks=hooks)
     return log, result
 
 

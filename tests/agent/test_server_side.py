@@ -22,6 +22,7 @@ from compaction.agent.server_side import (
     cache_breaks_from_usage,
     client_keeps,
     input_cost,
+    run_managed_session,
 )
 from compaction.core.messages import assistant, from_response, text, tool_result, tool_use, user
 from compaction.core.models import CLAUDE_MODEL, MODELS
@@ -101,6 +102,29 @@ def test_server_managed_sends_the_edits_their_betas_and_a_cache_mark():
     assert ServerManaged(connect(), cache=False).options() == {}
     with pytest.raises(ValueError, match="clear_everything"):
         ServerManaged(connect(), edits=[{"type": "clear_everything"}])
+    scoped = ServerManaged(connect(), cache=False, betas=["mid-conversation-system-clear-at-2026-08-21"])
+    assert scoped.options() == {"betas": ["mid-conversation-system-clear-at-2026-08-21"]}  # no edit: its own
+
+
+def test_a_managed_session_takes_the_users_task_and_a_prepare_hook_whose_list_it_keeps():
+    note = {"role": "system", "content": "Keep answers short.", "clear_at": "next_user_message"}
+
+    def remind(messages):
+        """A turn-scoped note after each tool-result message."""
+        last = messages[-1]
+        results = last["role"] == "user" and isinstance(last["content"], list)
+        return messages + [note] if results else messages
+
+    betas = ["mid-conversation-system-clear-at-2026-08-21"]
+    log, result = run_managed_session(
+        [], window=8_000, turns=3, task="Look around.", prepare=remind, betas=betas
+    )
+    assert result.error is None and result.messages[0]["content"] == "Look around."
+    roles = [m["role"] for m in result.messages]
+    assert roles[:5] == ["user", "assistant", "user", "system", "assistant"]  # appended, kept, answered after
+    assert roles.count("system") == 2 and len(log.sent) == 3
+    with pytest.raises(ValueError, match="prepare: the course's pipeline prepares the list itself"):
+        run_managed_session([], window=8_000, turns=1, pipeline=True, prepare=remind)
 
 
 def test_a_ledger_records_usage_reads_and_breaks_of_real_responses():
