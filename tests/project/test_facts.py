@@ -256,6 +256,66 @@ FACTS = [
         "compaction/evaluate/notes.py",
         "tool-use/memory-tool",
     ),
+    (
+        "where a mid-conversation system message may stand; clear_at and what a turn-scoped one costs",
+        "compaction/offline/server/system_messages.py",
+        "build-with-claude/mid-conversation-system-messages",
+    ),
+    (
+        "the placement rule of mid-conversation system messages, in validate",
+        "compaction/core/messages.py",
+        "build-with-claude/mid-conversation-system-messages",
+    ),
+    (
+        "tool_addition / tool_removal, defer_loading, tool_reference_unresolved, tool_name_conflict",
+        "compaction/offline/server/tool_changes.py",
+        "build-with-claude/mid-conversation-system-messages",
+    ),
+    (
+        "thinking blocks checked against their prefix; drop_block and error; input_transformations",
+        "compaction/offline/server/thinking.py",
+        "build-with-claude/preserved-thinking",
+    ),
+    (
+        "kept thinking stays valid after an on-demand compaction",
+        "compaction/offline/server/thinking.py",
+        "build-with-claude/compaction-thinking-blocks",
+    ),
+    (
+        "the streaming event flow",
+        "compaction/offline/server/streaming.py",
+        "build-with-claude/streaming",
+    ),
+    (
+        "system messages in the summarized turns stop applying after a compaction, chapter 14",
+        "notebooks/14_api_context_management.ipynb",
+        "build-with-claude/compaction-thinking-blocks",
+    ),
+    (
+        "clear_at and the automatic breakpoint skipping turn-scoped messages, chapter 14",
+        "notebooks/14_api_context_management.ipynb",
+        "build-with-claude/mid-conversation-system-messages",
+    ),
+    (
+        "add_tools sends tool_addition blocks and keeps the cache, chapter 16",
+        "notebooks/16_on_demand_compaction.ipynb",
+        "anthropic/lib/tools/_beta_runner.py",
+    ),
+    (
+        "Claude Sonnet 5.5 binds its thinking blocks to the conversation, chapter 16",
+        "notebooks/16_on_demand_compaction.ipynb",
+        "sonnet-5-5/whats-new-sonnet-5-5",
+    ),
+    (
+        "drop_block, and server-side compaction being no edit, chapter 16",
+        "notebooks/16_on_demand_compaction.ipynb",
+        "build-with-claude/preserved-thinking",
+    ),
+    (
+        "the offline server's max_input_tokens is its own window, the real Sonnet 5.5 has 1,000,000",
+        "README.md",
+        "sonnet-5-5/overview",
+    ),
 ]
 
 # (notebook, words the cell holds): why its numbers need no source in that cell. Keyed by words,

@@ -6,7 +6,8 @@ the TypedDicts ``types/beta/message_create_params.py`` and ``message_count_token
 A field outside them is refused in pydantic's words, the form the API uses for its field errors
 (``context_management.edits.0.keep.value: Input should be a valid integer``):
 ``temperatur: Extra inputs are not permitted``. Fields the offline model has no use for
-(``metadata``, ``service_tier``, ``thinking``, ``tool_choice``, ...) are accepted and ignored.
+(``metadata``, ``service_tier``, ``tool_choice``, ...) are accepted and ignored; ``thinking`` is read by
+``thinking``, ``stream`` by ``streaming``.
 
 ``thread`` (beta ``message-threads-2026-08-12``, ``BetaMessageThreadParam``) asks the server to
 hold the conversation between turns. The offline server holds none: it answers with the error the

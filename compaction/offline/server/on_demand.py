@@ -26,6 +26,9 @@ The offline server's choices where those sources are silent: usage is reported a
 zeros at the top level (``server_compaction``); a summary that did not fit is reported with the tokens it
 would have had. The summary is the offline summarizer's, asked with the course's summary prompt or, when
 given, with the instructions alone, which it follows as ``focus`` describes.
+With ``inline-tools-2026-09-15`` the block carries the compacted range's ``tool_changes``, signed with it,
+and the server remembers what the block summarized, so the thinking of the turns kept after it stays valid
+(``thinking``).
 Deliberately left out: ``encrypted_content`` (never produced; passed through).
 """
 

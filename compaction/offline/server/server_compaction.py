@@ -19,9 +19,12 @@ The offline summary comes from ``compaction.offline.scripted.summarizer`` (extra
 sections), asked with the course's own summary prompt. ``instructions`` "completely replace the default
 prompt" (the compaction-threshold page, parameters table): the summary request then carries them alone,
 and the extractive summarizer follows them as it does for on-demand compaction (``focus``: the paths and
-`backquoted` terms they name). Deliberately left out: ``encrypted_content``, ``signature`` (threshold
-blocks come back without one, as a live probe saw: tdavison784/context-runtime,
-``docs/probes/2026-09-anthropic-descriptor-probe.md``) and ``tool_changes``.
+`backquoted` terms they name). An earlier summary goes into the summary request as the user's text, where
+the summarizer reads a previous summary (``summary_request``; one request for threshold and on-demand
+compaction). With ``inline-tools-2026-09-15`` the block carries the compacted range's ``tool_changes``
+(``tool_changes``). Deliberately left out: ``encrypted_content`` and ``signature`` (threshold blocks come back
+without one, as a live probe saw: tdavison784/context-runtime,
+``docs/probes/2026-09-anthropic-descriptor-probe.md``).
 """
 
 from __future__ import annotations
