@@ -99,8 +99,7 @@ def checked(body: Any, headers: Any, *, create: bool) -> Request:
     edits = parse(body.get("context_management"), betas, course_scaled=course_scale(headers), model=model)
     rendered = [t for t in tools or [] if not tool_changes.is_deferred(t)]
     settings = read_settings(body, betas, max_tokens if create else 1 << 30)
-    paths = block_paths(body["messages"], origin)
-    binding = bind(merged, paths, system_blocks, rendered, settings)
+    binding = bind(merged, lambda: block_paths(body["messages"], origin), system_blocks, rendered, settings)
     return Request(
         merged, origin, system, system_blocks, rendered, edits, max_tokens or 0, auto,
         list(tools or []), settings, binding, betas,

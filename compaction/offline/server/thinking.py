@@ -52,6 +52,7 @@ import base64
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,19 +259,24 @@ def _signature_of(block: dict) -> str:
 
 def bind(
     messages: list,
-    paths: dict[tuple[int, int], tuple[int, int]],
+    paths: Callable[[], dict[tuple[int, int], tuple[int, int]]],
     system_blocks: list,
     tools: list,
     settings: Thinking,
 ) -> Binding:
     """The binding check over the request's thinking blocks; a RequestError for an edited block, or for a
-    mismatch under ``"error"``. ``paths`` maps each merged (message, block) to the one the client sent."""
-    if not any(b.get("type") in THINKING for m in messages for b in blocks(m)):
+    mismatch under ``"error"``. ``paths()`` maps each merged (message, block) to the one the client sent."""
+    if not any(
+        isinstance(b, dict) and b.get("type") in THINKING
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+    ):
         return Binding()  # nothing to check: the digests are not computed
     found, _ = walk(messages)
-    binding, now, failed = Binding(), head(system_blocks, tools), False
+    binding, now, failed, where_sent = Binding(), head(system_blocks, tools), False, paths()
     for k, (i, j, block, state) in enumerate(found):
-        where = "messages.{}.content.{}".format(*paths.get((i, j), (i, j)))
+        where = "messages.{}.content.{}".format(*where_sent.get((i, j), (i, j)))
         read = _read(block.get("signature")) if block.get("type") == "thinking" else None
         if read is not None:
             expected = hashlib.blake2b(

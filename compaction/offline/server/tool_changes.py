@@ -81,9 +81,10 @@ def check(messages: Any, tools: list, betas: set[str]) -> None:
         return
     known = declared(tools)  # name -> the definition in effect, declared or defined earlier
     for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
-        for j, block in enumerate(blocks(message) if isinstance(message.get("content"), (str, list)) else []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue  # a string holds no tool change and no compaction block
+        for j, block in enumerate(b for b in content if isinstance(b, dict)):
             if block.get("type") == "compaction":
                 for change in block.get("tool_changes") or []:  # the compacted range's definitions
                     _learn(change, known)
