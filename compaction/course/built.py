@@ -18,6 +18,8 @@ from compaction.core.placeholders import (
     is_cleared,
     is_persisted_marker,
     persisted_marker,
+    snip_placeholder,
+    snipped_count,
 )
 
 
@@ -66,16 +68,18 @@ def tail_start(messages, head, max_messages):
 
 # chapter 04
 def snip(messages, max_messages=50, keep_head=3):
-    """Keep a head and a tail, one placeholder for the middle; both cuts pair-safe."""
+    """Keep a head and a tail, one placeholder for the middle; earlier placeholders fold into it."""
     if len(messages) <= max_messages:
         return list(messages)
     head = head_end(messages, keep_head)
     tail = tail_start(messages, head, max_messages)
     if tail <= head:
         return list(messages)
-    note = text(f"[snip] {tail - head} earlier messages were removed from the middle of this conversation.")
     last = messages[head - 1]
-    return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}, *messages[tail:]]
+    earlier = [b for b in blocks(last) if b["type"] == "text" and snipped_count(b["text"]) is not None]
+    rest = [b for b in blocks(last) if b not in earlier]
+    note = text(snip_placeholder(tail - head + sum(snipped_count(b["text"]) for b in earlier)))
+    return [*messages[: head - 1], {**last, "content": [*rest, note]}, *messages[tail:]]
 
 
 # chapter 05
