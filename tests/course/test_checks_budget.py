@@ -51,6 +51,19 @@ def marker_head_and_tail(display_path, chars, output, preview_chars=2_000):
     return f"{head}\n{shown}\n{MARKER_CLOSE}"
 
 
+def marker_labelled_first_and_last(display_path, chars, output, preview_chars=2_000):
+    """Says "the first N characters and the last N characters": a true label, in other words."""
+    half = preview_chars // 2
+    if len(output) <= preview_chars:
+        shown, label = output, "all of it"
+    else:
+        tail = output[len(output) - half :] if half else ""
+        shown = f"{output[:half]}\n<{len(output) - 2 * half:,} characters not shown>\n{tail}"
+        label = f"the first {half:,} characters and the last {half:,} characters"
+    head = f"{MARKER_OPEN}\nSaved {chars:,} characters to {display_path}. Preview, {label}:"
+    return f"{head}\n{shown}\n{MARKER_CLOSE}"
+
+
 def max_chars_by_int(window, in_use, reserve_output, chars_per_token):
     return int(max(0, window - in_use - reserve_output) * chars_per_token)
 
@@ -107,6 +120,28 @@ def marker_without_left_out_line(display_path, chars, output, preview_chars=2_00
     half = preview_chars // 2
     shown = output if len(output) <= preview_chars else f"{output[:half]}\n...\n{output[-half:]}"
     head = f"{MARKER_OPEN}\n{chars:,} characters at {display_path}; read it for the rest."
+    return f"{head}\n{shown}\n{MARKER_CLOSE}"
+
+
+def marker_in_the_package_frame(display_path, chars, output, preview_chars=2_000):
+    """Head, count and tail inside persisted_marker, whose label says "first N characters" of it all."""
+    half = preview_chars // 2
+    if len(output) <= preview_chars:
+        return persisted_marker(display_path, chars, output)
+    left = f"[... {len(output) - 2 * half:,} characters left out ...]"
+    return persisted_marker(display_path, chars, f"{output[:half]}\n{left}\n{output[len(output) - half :]}")
+
+
+def marker_tail_by_negative_index(display_path, chars, output, preview_chars=2_000):
+    """output[-half:]: right for half >= 1, the whole output for half == 0 (preview_chars=1)."""
+    half = preview_chars // 2
+    if len(output) <= preview_chars:
+        shown = output
+    else:
+        left = f"[... {len(output) - 2 * half:,} characters left out ...]"
+        shown = f"{output[:half]}\n{left}\n{output[-half:]}"
+    label = f"its first and last {half:,} characters"
+    head = f"{MARKER_OPEN}\nOutput too large ({chars:,} characters), saved to {display_path}; {label}:"
     return f"{head}\n{shown}\n{MARKER_CLOSE}"
 
 
@@ -175,6 +210,8 @@ CASES = [
             marker_short_output_twice,
             marker_negative_left_out,
             marker_without_left_out_line,
+            marker_in_the_package_frame,
+            marker_tail_by_negative_index,
         ],
     ),
     (
@@ -188,8 +225,12 @@ test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = che
 
 @pytest.mark.parametrize(
     ("check", "answer"),
-    [(checks.check_budget, budget_by_ranking), (checks.check_max_chars_for, max_chars_by_int)],
-    ids=["budget_by_ranking", "max_chars_by_int"],
+    [
+        (checks.check_budget, budget_by_ranking),
+        (checks.check_marker_with_tail, marker_labelled_first_and_last),
+        (checks.check_max_chars_for, max_chars_by_int),
+    ],
+    ids=["budget_by_ranking", "marker_labelled_first_and_last", "max_chars_by_int"],
 )
 def test_a_right_answer_written_differently_passes(check, answer):
     report = check(answer)
@@ -227,8 +268,18 @@ def test_the_rows_say_what_their_numbers_are():
         (marker_short_output_twice, "a short output is shown whole", "shown twice"),
         (marker_negative_left_out, "a short output is shown whole", "negative count"),
         (marker_without_left_out_line, "the log's error at the end is shown", "characters were left out"),
+        (
+            marker_in_the_package_frame,
+            "the log's error at the end is shown",
+            "says its preview is the first 2,038 characters, but it shows the first and the last 1,000",
+        ),
+        (
+            marker_tail_by_negative_index,
+            "small previews: 3 and 1 characters",
+            "with preview_chars=1 half is 0, and output[-0:] is the whole output",
+        ),
     ],
-    ids=["separators", "twice", "negative", "no count"],
+    ids=["separators", "twice", "negative", "no count", "package frame", "negative index"],
 )
 def test_a_wrong_marker_fails_its_row_for_its_reason(answer, row, says):
     failing = {r.name: r.detail for r in checks.check_marker_with_tail(answer).failures}

@@ -146,7 +146,14 @@ def loses_only_an_unanswerable_probe():
 
 
 def predicts_nothing_lost():
-    return {}
+    return {probe: [] for probe in checks.PREDICT_PROBES}
+
+
+def leaves_out_a_probe_no_strategy_loses():
+    """The right answer, less a probe whose answer is []: a missing key is not a prediction."""
+    said = predict()
+    kept = next(probe for probe, lost in said.items() if not lost)
+    return {probe: lost for probe, lost in said.items() if probe != kept}
 
 
 def predicts_everything_lost():
@@ -200,7 +207,11 @@ CASES = [
             loses_only_an_unanswerable_probe,
         ],
     ),
-    (checks.check_predictions, predict, [predicts_nothing_lost, predicts_everything_lost]),
+    (
+        checks.check_predictions,
+        predict,
+        [predicts_nothing_lost, predicts_everything_lost, leaves_out_a_probe_no_strategy_loses],
+    ),
     (
         checks.check_tuning,
         tuned_layers,
@@ -266,3 +277,10 @@ def test_a_malformed_probe_is_named_by_its_index():
 def test_a_prediction_of_the_wrong_type_names_the_probe_and_the_value():
     report = checks.check_predictions(lambda: {"why-ngrams": 3})
     assert any("why-ngrams: give a list of strategy names, not int 3" in r.detail for r in report.failures)
+
+
+def test_a_probe_left_out_of_the_predictions_is_named_not_read_as_nothing_lost():
+    assert any(not lost for lost in checks.measured_losses().values())  # a probe no strategy loses exists
+    report = checks.check_predictions(leaves_out_a_probe_no_strategy_loses)
+    rows = [r.detail for r in report.failures]
+    assert len(rows) == 1 and "not in your dict; give every probe a list, [] for one" in rows[0], rows

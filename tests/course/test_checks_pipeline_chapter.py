@@ -187,6 +187,16 @@ def only_micro_first_loses(messages):
     return [o for o in checks.losing_orders_reference(messages) if o[0] == "micro"]
 
 
+def losing_orders_as_lists(messages):
+    """The right orders, each a list where a tuple is asked for."""
+    return [list(o) for o in checks.losing_orders_reference(messages)]
+
+
+def losing_orders_as_a_set(messages):
+    """The right orders, in a set where a list is asked for."""
+    return set(checks.losing_orders_reference(messages))
+
+
 CASES = [
     (
         checks.check_pipeline,
@@ -207,7 +217,13 @@ CASES = [
     (
         checks.check_losing_orders,
         checks.losing_orders_reference,
-        [every_order_with_micro_loses, only_micro_first_loses, losing_orders_shared_store],
+        [
+            every_order_with_micro_loses,
+            only_micro_first_loses,
+            losing_orders_shared_store,
+            losing_orders_as_lists,
+            losing_orders_as_a_set,
+        ],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)
@@ -280,3 +296,13 @@ def test_an_order_that_loses_nothing_says_where_the_output_was_found():
     report = str(checks.check_losing_orders(every_order_with_micro_loses))
     assert "is in your list, but loses nothing: toolu_" in report
     assert "found in the list" in report or "found in the store" in report
+
+
+def test_orders_given_as_lists_are_told_to_be_tuples():
+    report = checks.check_losing_orders(losing_orders_as_lists)
+    rows = [r.detail for r in report.failures]
+    assert rows and all(
+        "each order must be a tuple, as itertools.permutations gives it" in r for r in rows
+    ), rows
+    assert "['snip', 'micro', 'budget'] is a list" in rows[0], rows
+    assert "a list of orders" in str(checks.check_losing_orders(losing_orders_as_a_set))

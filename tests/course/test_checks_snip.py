@@ -194,6 +194,21 @@ def tokens_tail_fit_strict(messages, max_tokens, keep_head=3, method="tiktoken")
     ]
 
 
+def tokens_dropping_the_current_turn(messages, max_tokens, keep_head=3, method="tiktoken"):
+    """When no tail fits, keeps the head alone: the newest turn goes too."""
+    out = checks.snip_to_tokens_reference(messages, max_tokens, keep_head, method)
+    head = max(1, keep_head)
+    while head < len(messages) and messages[head - 1]["role"] != "user":
+        head += 1
+    starts = [i for i in range(head, len(messages)) if messages[i]["role"] == "assistant"]
+    newest = estimate_tokens(messages[:head], method) + estimate_tokens(messages[starts[-1] :], method)
+    if starts and newest > max_tokens:
+        last = messages[head - 1]
+        note = text(snip_placeholder(len(messages) - head))
+        return [*messages[: head - 1], {**last, "content": [*blocks(last), note]}]
+    return out
+
+
 def never_quotes(messages, max_messages=50, keep_head=3):
     return snip(messages, max_messages, keep_head)
 
@@ -233,7 +248,13 @@ CASES = [
     (
         checks.check_snip_to_tokens,
         checks.snip_to_tokens_reference,
-        [tokens_by_message_count, tokens_without_head, tokens_strict, tokens_tail_fit_strict],
+        [
+            tokens_by_message_count,
+            tokens_without_head,
+            tokens_strict,
+            tokens_tail_fit_strict,
+            tokens_dropping_the_current_turn,
+        ],
     ),
     (
         checks.check_snip_keeping_request,
@@ -300,3 +321,11 @@ def test_a_tail_that_does_not_fit_is_told_head_and_tail_must_fit():
     rows = checks.check_snip_to_tokens(tokens_without_head).failures
     assert rows and any("head and tail together must fit" in r.detail for r in rows), rows
     assert not any("first difference at character" in r.detail for r in rows)
+
+
+def test_a_budget_nothing_fits_is_told_to_keep_the_newest_turn_not_the_earliest_fit():
+    rows = {r.name: r.detail for r in checks.check_snip_to_tokens(tokens_dropping_the_current_turn).failures}
+    tiny = rows["a tiny budget keeps the newest turn"]
+    assert "max_tokens=10," in tiny and "no tail fits" in tiny, tiny
+    assert "keep the tail from the newest assistant message anyway" in tiny, tiny
+    assert "earliest start that fits" not in tiny and "fits too" not in tiny, tiny

@@ -8,7 +8,8 @@ prints every row) and pytest (``report.passed``). ``explain_difference`` and
 ``assert_same_messages`` turn two message lists into one sentence that names the first fault: the
 message index, the block and its tool id, and the field ("message 12, block 0 (tool_result
 toolu_08): `is_error` dropped"). An exercise's checks (``for_exercise``) refuse the package's own
-code handed in as the learner's (``package_code``). Deliberately left out: timing limits and
+code handed in as the learner's (``package_code``), and a function of the learner's that calls the
+package's function it must match (``calls_package``). Deliberately left out: timing limits and
 sandboxing; a check runs the learner's code in the learner's own kernel.
 """
 
@@ -17,12 +18,13 @@ from __future__ import annotations
 import functools
 import html
 import importlib
+import sys
 import traceback
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
+from types import CodeType, ModuleType, SimpleNamespace
 
 from compaction.presentation.language import say, translated
 
@@ -301,19 +303,85 @@ def package_code(fn: object, references: Iterable[object] = ()) -> str | None:
     return f"{module}.{name}"
 
 
-def refusing_package_code(check: Callable[..., CheckReport], references: Iterable[object] = ()) -> Callable:
-    """``check`` that fails with one row when a function handed to it is the package's own code."""
+def _code_objects(code: CodeType) -> Iterable[CodeType]:
+    """A code object and every code object nested in it (inner functions, lambdas, comprehensions)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _code_objects(const)
+
+
+def _reachable(fn: Callable) -> Iterable[object]:
+    """What ``fn``'s own code can name: its globals, attributes of modules it names (an import inside
+    the function included), its closure's cells and its default arguments."""
+    code = getattr(fn, "__code__", None)
+    if not isinstance(code, CodeType):
+        return
+    names = {name for c in _code_objects(code) for name in c.co_names}
+    scope = getattr(fn, "__globals__", {})
+    for name in names:
+        value = scope.get(name, sys.modules.get(name))  # a module imported inside fn is in sys.modules
+        if value is None:
+            continue
+        yield value
+        if isinstance(value, ModuleType):
+            yield from (getattr(value, attr) for attr in names if hasattr(value, attr))
+    yield from (cell.cell_contents for cell in getattr(fn, "__closure__", None) or () if _filled(cell))
+    yield from getattr(fn, "__defaults__", None) or ()
+    yield from (getattr(fn, "__kwdefaults__", None) or {}).values()
+
+
+def _filled(cell: object) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises ValueError
+    except ValueError:
+        return False
+    return True
+
+
+def calls_package(fn: object, targets: Iterable[object]) -> str | None:
+    """``module.name`` of a target (the package's function an answer must match) that the learner's
+    ``fn`` calls, directly or through functions of the learner's own it calls; None when none."""
+    targets = [t for t in targets if callable(t)]
+    seen: set[int] = set()
+    todo = [fn.func if isinstance(fn, functools.partial) else fn]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not callable(current) or package_code(current) is not None:
+            continue
+        seen.add(id(current))
+        for value in _reachable(current):
+            if any(value is target for target in targets):
+                return f"{value.__module__}.{value.__qualname__}"
+            if callable(value) and not isinstance(value, (type, ModuleType)):
+                todo.append(value.func if isinstance(value, functools.partial) else value)
+    return None
+
+
+def refusing_package_code(
+    check: Callable[..., CheckReport], references: Iterable[object] = (), targets: Iterable[object] = ()
+) -> Callable:
+    """``check`` that fails with one row when a function handed to it is the package's own code, or
+    calls one of ``targets`` (the package's functions the answer must match) or a reference."""
     references = tuple(references)
+    targets = (*references, *targets)
 
     @functools.wraps(check)
     def guarded(*args: object, **kwargs: object) -> CheckReport:
         for value in (*args, *kwargs.values()):
             found = package_code(value, references)
             if found is not None:
-                title = check.__name__.removeprefix("check_")
                 detail = say("this is the package's {found}; write your own", found=found)
-                row = CheckResult(say("written by you"), False, detail)
-                return CheckReport(title, [row])
+            elif (called := calls_package(value, targets)) is not None:
+                detail = say(
+                    "your {name} calls the package's {found}, the function it must match; write your own",
+                    name=getattr(value, "__name__", "function"),
+                    found=called,
+                )
+            else:
+                continue
+            title = check.__name__.removeprefix("check_")
+            return CheckReport(title, [CheckResult(say("written by you"), False, detail)])
         return check(*args, **kwargs)
 
     return guarded
@@ -324,7 +392,9 @@ def for_exercise(topic: str) -> SimpleNamespace:
 
     Left out: every ``*_reference``, the names the topic lists in ``ANSWERS`` (a function that computes
     what the exercise asks for), and whatever the topic module imported from the package. Each check
-    refuses the package's own code handed in as the answer (``refusing_package_code``).
+    refuses the package's own code handed in as the answer, and an answer of the learner's that calls
+    a reference or the package's function of the check's name (``check_strip_analysis``:
+    ``strip_analysis``), directly or through a helper of the learner's (``refusing_package_code``).
     """
     module = importlib.import_module(f"{__name__}.{topic}")
     hidden = set(getattr(module, "ANSWERS", ()))
@@ -343,5 +413,7 @@ def for_exercise(topic: str) -> SimpleNamespace:
     references = [vars(module)[n] for n in hidden_names if callable(vars(module).get(n))]
     for name, value in shown.items():
         if name.startswith("check_") and callable(value):
-            shown[name] = refusing_package_code(value, references)
+            target = vars(module).get(name.removeprefix("check_"))  # check_strip_analysis: strip_analysis
+            targets = [target] if callable(target) and package_code(target) is not None else []
+            shown[name] = refusing_package_code(value, references, targets)
     return SimpleNamespace(**shown)

@@ -6,8 +6,9 @@ results of the course's sessions scaled up), for a grid of ``max_chars``, with a
 time; the boundaries are a total exactly at ``max_chars`` and a result no larger than its marker.
 It also proves that the input is untouched and that every persisted output is on disk byte for byte.
 The exercises are checked by properties, so any correct wording passes: ``marker_with_tail`` must
-keep the package's marker frame (so the layers recognise it), show both ends of the output and,
-between them, one line with the number of characters left out;
+keep the package's marker frame (so the layers recognise it) at any ``preview_chars`` (3 and 1
+among them), show both ends of the output and, between them, one line with the number of characters
+left out, and never call that preview "the first N characters";
 ``max_chars_for`` must give the largest size that fits what is left of the window.
 Deliberately left out: failed writes and hostile ids, which the chapter shows with the package.
 """
@@ -185,16 +186,38 @@ def check_budget(budget: Callable) -> CheckReport:
 # ---------------------------------------------------------------- exercise 1: head and tail
 
 
-def _marker(fn: Callable, output: str, what: str, path: str = ".task_outputs/tool-results/x.txt") -> str:
-    marker = fn(path, len(output), output)
+def _marker(
+    fn: Callable,
+    output: str,
+    what: str,
+    path: str = ".task_outputs/tool-results/x.txt",
+    preview_chars: int = PREVIEW,
+) -> str:
+    marker = (
+        fn(path, len(output), output)
+        if preview_chars == PREVIEW
+        else fn(path, len(output), output, preview_chars=preview_chars)
+    )
     assert isinstance(marker, str), say(
         "{what}: return a string, got {kind}", what=what, kind=type(marker).__name__
     )
-    assert is_persisted_marker(marker, PREVIEW), say(
+    if len(marker) > preview_chars + MARKER_OVERHEAD and output in marker and len(output) > preview_chars:
+        raise AssertionError(
+            say(
+                "{what}: the whole output ({n} characters) is in the marker; with preview_chars={preview} "
+                "half is {half}, and output[-{half}:] is the whole output, not its last {half} characters "
+                "(output[len(output) - half:] is)",
+                what=what,
+                n=f"{len(output):,}",
+                preview=preview_chars,
+                half=preview_chars // 2,
+            )
+        )
+    assert is_persisted_marker(marker, preview_chars), say(
         "{what}: the layers would not recognise this marker: it must start with <persisted-output>, end "
         "with </persisted-output> and be at most {most} characters (it is {n})",
         what=what,
-        most=f"{PREVIEW + MARKER_OVERHEAD:,}",
+        most=f"{preview_chars + MARKER_OVERHEAD:,}",
         n=f"{len(marker):,}",
     )
     assert path in marker, say("{what}: name the path {path} in the marker", what=what, path=repr(path))
@@ -211,6 +234,24 @@ def _marker(fn: Callable, output: str, what: str, path: str = ".task_outputs/too
     return marker
 
 
+def _frame_tells_the_truth(marker: str, head: str, tail: str, half: int, what: str) -> None:
+    """Outside the preview, the marker never calls a head-and-tail preview "the first N characters"."""
+    start, end = marker.index(head), marker.rindex(tail) + len(tail)
+    frame = marker[:start] + marker[end:]
+    for claim in re.findall(r"first\s+([\d,]+)\s+char", frame):
+        if claim != f"{half:,}" or not re.search(r"\blast\b", frame):
+            raise AssertionError(
+                say(
+                    "{what}: the marker says its preview is the first {claim} characters, but it shows the "
+                    "first and the last {half}: say what the preview holds (persisted_marker's label "
+                    "describes a preview of the head only)",
+                    what=what,
+                    claim=claim,
+                    half=f"{half:,}",
+                )
+            )
+
+
 def _both_ends(fn: Callable) -> None:
     log = nightly_log()
     marker = _marker(fn, log, "the nightly log")
@@ -221,20 +262,21 @@ def _both_ends(fn: Callable) -> None:
     )
     assert "disk quota exceeded" in marker, say("the nightly log: the error line at the end is not shown")
     _left_out_between(marker, head, tail, len(log) - 2 * (PREVIEW // 2), "the nightly log")
+    _frame_tells_the_truth(marker, head, tail, PREVIEW // 2, "the nightly log")
 
 
 def _left_out_between(marker: str, head: str, tail: str, left: int, what: str) -> None:
     """Between the head and the tail, a line that says how many characters were left out."""
-    start, end = marker.index(head) + len(head), marker.rindex(tail)
-    between = marker[start:end].strip("\n")
+    match = re.search(re.escape(head) + r"\n*([^\n]*)\n*" + re.escape(tail), marker)
+    between = match.group(1) if match else marker[marker.find(head) + len(head) : marker.rfind(tail)]
     count = f"{left:,}"
-    assert "\n" not in between and re.search(rf"(?<![\d,]){re.escape(count)}(?![\d,])", between), say(
+    assert match and re.search(rf"(?<![\d,]){re.escape(count)}(?![\d,])", between), say(
         "{what}: between the first and the last {half} characters, one line must say how many "
         "characters were left out ({count}); found {found}",
         what=what,
-        half=f"{PREVIEW // 2:,}",
+        half=f"{len(head):,}",
         count=count,
-        found=repr(between[:80]),
+        found=repr(between.strip(chr(10))[:80]),
     )
 
 
@@ -266,6 +308,18 @@ def _one_more(fn: Callable) -> None:
     _left_out_between(marker, "h" * 1_000, "t" * 1_000, 1, "2,001 characters")
 
 
+def _small_previews(fn: Callable) -> None:
+    """preview_chars=3 keeps one character of each end; preview_chars=1 keeps none, and stays small."""
+    output = "^" + "m" * 4_998 + "$"
+    marker = _marker(fn, output, "preview_chars=3", preview_chars=3)
+    _left_out_between(marker, "^", "$", 4_998, "preview_chars=3")
+    log = nightly_log()
+    marker = _marker(fn, log, "preview_chars=1, the nightly log", preview_chars=1)
+    assert log[:1_000] not in marker and log[-1_000:] not in marker, say(
+        "preview_chars=1, the nightly log: half is 0, so the preview shows nothing of either end"
+    )
+
+
 def check_marker_with_tail(marker_with_tail: Callable) -> CheckReport:
     """Exercise 1: a persisted-output marker whose preview shows the head and the tail of the output."""
     return run_cases(
@@ -275,6 +329,7 @@ def check_marker_with_tail(marker_with_tail: Callable) -> CheckReport:
             ("a short output is shown whole", lambda: _short_whole(marker_with_tail)),
             ("exactly the preview size: whole", lambda: _exact_preview(marker_with_tail)),
             ("one character over: the middle goes", lambda: _one_more(marker_with_tail)),
+            ("small previews: 3 and 1 characters", lambda: _small_previews(marker_with_tail)),
         ],
     )
 

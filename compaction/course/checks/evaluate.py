@@ -245,7 +245,11 @@ def check_predictions(predict: Callable) -> CheckReport:
         assert isinstance(said, dict), say(
             "return a dict probe id -> strategies, not {kind}", kind=type(said).__name__
         )
-        got = _names(said.get(probe_id, ()), probe_id)
+        assert probe_id in said, say(
+            "{probe_id}: not in your dict; give every probe a list, [] for one that no strategy loses",
+            probe_id=probe_id,
+        )
+        got = _names(said[probe_id], probe_id)
         unknown = got - set(PREDICT_STRATEGIES)
         assert not unknown, say(
             "{probe_id}: unknown strategies {unknown}; use {names}",

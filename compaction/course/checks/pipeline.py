@@ -306,7 +306,6 @@ FATES = {  # where_large_outputs_are's answer about one output, in words
 
 def _orders(fn: Callable, messages: list[dict], what: str) -> None:
     got, want = fn(copy.deepcopy(messages)), losing_orders_reference(messages)
-    got = sorted(tuple(o) for o in got) if isinstance(got, (list, tuple, set)) else got
     if not isinstance(got, list):
         raise AssertionError(
             say(
@@ -315,6 +314,17 @@ def _orders(fn: Callable, messages: list[dict], what: str) -> None:
                 got=repr(got),
             )
         )
+    untupled = [o for o in got if not isinstance(o, tuple)]
+    if untupled:
+        raise AssertionError(
+            say(
+                "{what}: each order must be a tuple, as itertools.permutations gives it; {order} is a {kind}",
+                what=what,
+                order=repr(untupled[0]),
+                kind=type(untupled[0]).__name__,
+            )
+        )
+    got = sorted(got)
     twice = sorted({o for o in got if got.count(o) > 1})
     missing = [o for o in want if o not in got]
     extra = [o for o in got if o not in want]

@@ -7,9 +7,9 @@ course's sessions and on a long session of parallel calls. Every output must pas
 hold at most ``max_messages`` messages. The boundaries: a list of exactly ``max_messages`` messages,
 one more, ``keep_head`` 0, and a single message. ``check_snip_to_tokens`` and
 ``check_snip_keeping_request`` compare with the references here, and a failing row first names the rule
-broken: head and tail must fit the budget (the earliest start that fits, ``<=``), and the newest
-request is quoted exactly when the snip drops it. Deliberately left
-out: repeated snips, whose counts the package folds into one placeholder.
+broken: head and tail must fit the budget (the earliest start that fits, ``<=``; when none fits, the
+newest assistant message's tail), and the newest request is quoted exactly when the snip drops it.
+Deliberately left out: repeated snips, whose counts the package folds into one placeholder.
 """
 
 from __future__ import annotations
@@ -169,6 +169,21 @@ def _tail_rule(got: object, messages: list[dict], max_tokens: int, keep_head: in
     head_tokens = estimate_tokens(messages[:head], "tiktoken")
     used = head_tokens + estimate_tokens(messages[start:], "tiktoken")
     fits = head_tokens + estimate_tokens(messages[best:], "tiktoken")
+    if fits > max_tokens:  # no tail fits: the reference keeps the newest turn anyway
+        raise AssertionError(
+            say(
+                "{where}: no tail fits: the head ({head} tokens) and the newest assistant message's tail "
+                "(message {best} on) already make {fits}, over max_tokens={max_tokens}; then keep the tail "
+                "from the newest assistant message anyway (the current turn is never dropped); your tail "
+                "starts at message {start}",
+                where=where,
+                head=f"{head_tokens:,}",
+                best=best,
+                fits=f"{fits:,}",
+                max_tokens=f"{max_tokens:,}",
+                start=start,
+            )
+        )
     if start < best:
         raise AssertionError(
             say(
