@@ -1,14 +1,16 @@
 """The token timeline: tokens per turn against the window and the threshold, with compaction events.
 
 ``token_timeline`` draws the estimated tokens of every request and, where the API answered, its
-``usage`` input tokens; the context window and the summary threshold as horizontal lines; and each
-event (an object or dict with ``turn`` and ``layer``) in its layer's colour from
-``compaction.presentation.palette``. Events that would bury each other are grouped: the cheap layers and the
-signals as ticks in a row of their own along the turn axis, summaries (and reactive, manual
-compacts, checkpoints) as vertical lines, failures as crosses on those rows; the rows of ticks sit
-in a band below zero, where no data is. The turn axis shows
-whole turns only, and the plot always has a title. Deliberately left out: interactivity and
-styling options; pass ``ax`` to place the plot in a figure of your own.
+``usage`` input tokens; at a turn where compaction acted, the pipeline's estimate of the list before
+it (the largest ``tokens_before`` of that turn's events) as a hollow marker joined to the point drawn
+after it, so a summary's line meets the estimate that crossed the threshold, not the smaller list it
+left; the context window and the summary threshold as horizontal lines; and each event (an object or
+dict with ``turn`` and ``kind``) in its layer's colour from ``compaction.presentation.palette``.
+Events that would bury each other are grouped: the cheap layers and the signals as ticks in a row of
+their own along the turn axis, summaries (and reactive, manual compacts, checkpoints) as vertical
+lines, failures as crosses on those rows; the rows of ticks sit in a band below zero, where no data
+is. The turn axis shows whole turns only, and the plot always has a title. Deliberately left out:
+interactivity and styling options; pass ``ax`` to place the plot in a figure of your own.
 """
 
 from __future__ import annotations
@@ -70,7 +72,33 @@ def token_timeline(
             color=LINES["api"],
             label="API input tokens",
         )
-    top = max([n for n in estimated if n is not None] + [n for _, n in api] + [1])
+    events = list(events)
+    before = before_compaction(events)
+    drops = [
+        (i, before[i], n)
+        for i, n in zip(index, estimated, strict=True)
+        if n is not None and before.get(i, 0) > n
+    ]
+    if drops:
+        ax.vlines(
+            [i for i, _, _ in drops],
+            [n for _, _, n in drops],
+            [b for _, b, _ in drops],
+            colors=LINES["estimated"],
+            linestyles=":",
+            linewidth=1,
+        )
+        ax.plot(
+            [i for i, _, _ in drops],
+            [b for _, b, _ in drops],
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            markerfacecolor="none",
+            color=LINES["estimated"],
+            label="estimate before compaction",
+        )
+    top = max([n for n in estimated if n is not None] + [n for _, n in api] + [b for _, b, _ in drops] + [1])
     if window is not None:
         ax.axhline(window, color=LINES["window"], linewidth=1.2, label=f"window ({window:,})")
         threshold = summary_threshold(window) if threshold is None else threshold
@@ -97,6 +125,17 @@ def token_timeline(
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # outside the data
     return fig
+
+
+def before_compaction(events: Iterable[Any]) -> dict[int, int]:
+    """turn -> the pipeline's estimate before compaction acted in that turn (its events' largest
+    ``tokens_before``); turns whose events carry no figure are left out."""
+    before: dict[int, int] = {}
+    for event in events:
+        turn, tokens = _get(event, "turn"), _get(event, "tokens_before")
+        if isinstance(turn, int) and isinstance(tokens, int) and tokens > 0:
+            before[turn] = max(before.get(turn, 0), tokens)
+    return before
 
 
 def draw_events(ax: Axes, events: Iterable[Any]) -> int:

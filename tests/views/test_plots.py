@@ -171,3 +171,24 @@ def test_the_session_map_of_the_levels_draws_in_the_palettes_colours_too():
     assert {to_hex(p.get_facecolor()) for p in ax.patches} <= set(PHASES.values())
     ax.figure.canvas.draw()
     assert ax.get_title() and all(float(t).is_integer() for t in ax.get_xticks())
+
+
+@dataclass
+class Acted:
+    turn: int
+    kind: str
+    tokens_before: int
+    tokens_after: int
+
+
+def test_where_compaction_acted_the_estimate_before_it_is_drawn_above_the_point_after_it():
+    events = [Acted(1, "micro", 3600, 3300), Acted(1, "summary", 3300, 900), Acted(2, "budget", 0, 0)]
+    ax = token_timeline(records(), window=8000, events=events).axes[0]
+    before = line(ax, "estimate before compaction")
+    assert list(before.get_xdata()) == [1] and list(before.get_ydata()) == [3600]  # the first layer's figure
+    assert before.get_linestyle() == "None" and before.get_markerfacecolor() == "none"
+    (joined,) = ax.collections[:1]
+    (segment,) = joined.get_segments()
+    assert [tuple(p) for p in segment] == [(1, 3000), (1, 3600)]  # down to the request as sent
+    ax = token_timeline(records(), events=[Event(1, "summary")]).axes[0]
+    assert not [ln for ln in ax.get_lines() if ln.get_label() == "estimate before compaction"]
