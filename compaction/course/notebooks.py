@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from compaction.course.checks import SUMMARY
-from compaction.course.scratch import run_folder, temp_env
+from compaction.course.scratch import SAVED_RUN, run_folder, temp_env
 from compaction.presentation.texts_ja import TEXTS
 
 # the first line of a CheckReport's text/plain form, e.g. "PASS validate: 7/7 checks passed", in
@@ -53,7 +53,7 @@ def run_notebook(path: Path, *, allow_errors: bool = False) -> nbformat.Notebook
         extra_arguments=arguments,
     )
     with run_folder() as folder:
-        client.execute(env=temp_env(folder))
+        client.execute(env={**temp_env(folder), **SAVED_RUN})  # outputs the same on every machine
     return nb
 
 

@@ -5,7 +5,9 @@ A run (``check``, ``execute``, ``lab``, ``test``, a pytest session) makes one fo
 and ``TMP`` on Windows), so every ``tempfile.mkdtemp`` a chapter or a check makes lands inside it;
 the folder is removed when the run ends. A run killed before its end leaves its folder behind: the
 next run removes those older than ``STALE_AFTER``. tiktoken's cache is looked up where it was before
-(``TIKTOKEN_CACHE_DIR``), so a warm cache stays warm.
+(``TIKTOKEN_CACHE_DIR``), so a warm cache stays warm. A run whose outputs are saved (``execute``, a
+pytest session's nbval) also gets ``SAVED_RUN``: chapter 00 then reads none of the learner's own
+sessions (``compaction.course.own_sessions``), so what is saved is the same on every machine.
 Deliberately left out: the package's own commands (``replay``, ``evaluate``), which clean up after
 themselves.
 """
@@ -23,6 +25,8 @@ from pathlib import Path
 PARENT = "compaction-course"  # under the system temp folder: the one folder the course cleans
 STALE_AFTER = 2 * 24 * 3600  # seconds: a run folder this old belongs to a run that was killed
 TEMP_VARIABLES = ("TMPDIR", "TEMP", "TMP")  # what tempfile reads, on POSIX and on Windows
+OWN_SESSIONS = "COMPACTION_OWN_SESSIONS"  # "off": chapter 00 reads none of the learner's own sessions
+SAVED_RUN = {OWN_SESSIONS: "off"}  # the environment a run whose outputs are saved adds
 
 
 def parent_folder() -> Path:
@@ -69,9 +73,9 @@ def run_folder() -> Iterator[Path]:
 @contextlib.contextmanager
 def this_process_in(folder: Path) -> Iterator[None]:
     """Point this process's ``tempfile`` and environment (so its children's) at ``folder``, then back."""
-    saved = {name: os.environ.get(name) for name in (*TEMP_VARIABLES, "TIKTOKEN_CACHE_DIR")}
+    saved = {name: os.environ.get(name) for name in (*TEMP_VARIABLES, "TIKTOKEN_CACHE_DIR", *SAVED_RUN)}
     saved_tempdir = tempfile.tempdir
-    os.environ.update(temp_env(folder))
+    os.environ.update({**temp_env(folder), **SAVED_RUN})
     tempfile.tempdir = str(folder)
     try:
         yield
