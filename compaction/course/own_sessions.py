@@ -27,11 +27,11 @@ from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.course.scratch import OWN_SESSIONS
 from compaction.evaluate.compare import replay_window
 from compaction.evaluate.find import find_probes
-from compaction.evaluate.replay.columns import HELD_OVER, fired, outcome
-from compaction.evaluate.replay.engine import replay
+from compaction.evaluate.replay.columns import fired
+from compaction.evaluate.replay.engine import StrategyRun, replay
 from compaction.evaluate.replay.sample import write_sample
 from compaction.importers import load, session_paths
-from compaction.presentation.language import say, translated
+from compaction.presentation.language import say
 
 COURSE = Path(__file__).resolve().parents[2]  # the course's folder (the package is installed editable)
 SHARED = Path("..") / "shared" / "data" / "claude-code-2.1"  # beside the course, as the shared data is
@@ -108,6 +108,31 @@ def heading(found: Found) -> str:
     return say("no session of yours was read; the course's own session instead: {name}", name=found.shown)
 
 
+def ending(run: StrategyRun) -> str:
+    """How a replayed strategy ended: refused, over the window from a turn (none), or its turns done."""
+    if run.refused:
+        return say("refused: {why}", why=run.refused)
+    if run.over_window is not None:
+        return say("over the window from turn {turn}", turn=run.over_window)
+    return say("{n} turns", n=len(run.turns))
+
+
+def run_line(run: StrategyRun) -> str:
+    """One strategy in one line: how it ended, its largest request, the layers that fired, probes kept."""
+    kept = "-"
+    if run.score:
+        kept = f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
+        kept += say(" (in a context the API would refuse)") if run.over_window is not None else ""
+    return say(
+        "{strategy:<9} {ending}; largest request {peak} tokens; layers fired: {fired}; probes kept: {kept}",
+        strategy=run.strategy,
+        ending=ending(run),
+        peak=f"{run.peak:,}",
+        fired=fired(run),
+        kept=kept,
+    )
+
+
 def replay_lines(found: Found) -> list[str]:
     """Replay ``found`` with none and the pipeline in a third of its size; a few lines on each."""
     session = load(found.path)
@@ -141,21 +166,5 @@ def replay_lines(found: Found) -> list[str]:
         )
     )
     for run in runs:
-        kept = (
-            f"{len(run.score.answered)}/{len(run.score.answered) + len(run.score.missed)}"
-            if run.score
-            else "-"
-        )
-        kept += f" {translated(HELD_OVER)}" if run.score and run.over_window else ""
-        lines.append(
-            say(
-                "{strategy:<9} {outcome}; largest request {peak} tokens; layers fired: {fired}; "
-                "probes kept: {kept}",
-                strategy=run.strategy,
-                outcome=translated(outcome(run)),
-                peak=f"{max((t.tokens for t in run.turns), default=0):,}",
-                fired=fired(run),
-                kept=kept,
-            )
-        )
+        lines.append(run_line(run))
     return lines

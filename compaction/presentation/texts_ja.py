@@ -22,6 +22,10 @@ TEXTS: dict[str, str] = {
     "written by you": "自分で書いたコード",
     "this is the package's {found}; write your own": "これはパッケージの {found} です。自分で書いてください",
     # compaction.course.checks.*: failure details that are fixed sentences (from values: English)
+    "your {name} calls the package's {found}, the function it must match; write your own": (
+        "あなたの {name} は、"
+        "一致させるべき相手であるパッケージの {found} を呼んでいます。自分で書いてください"
+    ),
     "return a list of edits (dicts), at least one": "編集（dict）のリストを、少なくとも 1 つ返してください",
     "nothing was ever cleared": "一度もクリアされませんでした",
     "the input list was changed": "入力のリストが変更されました",
@@ -334,6 +338,17 @@ TEXTS: dict[str, str] = {
     "only the six commands": "6 つのコマンドだけ",
     "at most 102,400 bytes": "最大 102,400 バイト",
     # compaction.course.checks.snip: failure details built from values
+    (
+        "{where}: no tail fits: the head ({head} tokens) and the newest assistant message's tail (message"
+        " {best} on) already make {fits}, over max_tokens={max_tokens}; then keep the tail from the newest"
+        " assistant message anyway (the current turn is never dropped); your tail starts at message {start}"
+    ): (
+        "{where}: どの末尾も収まりません。先頭（{head} トークン）"
+        "と最新の assistant メッセージからの末尾（メッセージ"
+        " {best} 以降）だけで {fits} になり、max_tokens={max_tokens} を超えます。その場合でも最新の assistant"
+        " メッセージからの末尾は残します（現在のターンは決して捨てません）。"
+        "あなたの末尾はメッセージ {start} から始まっています"
+    ),
     "{where}: the result breaks {rule} at message {i}": (
         "{where}: 結果はメッセージ {i} で {rule} に違反しています"
     ),
@@ -377,6 +392,27 @@ TEXTS: dict[str, str] = {
         "{at} が {which} を引用しています。最新の依頼であるメッセージ {newest} を引用してください"
     ),
     # compaction.course.checks.budget: failure details built from values
+    (
+        "{what}: the marker says its preview is the first {claim} characters, but it shows the first and"
+        " the last {half}: say what the preview holds (persisted_marker's label describes a preview of the"
+        " head only)"
+    ): (
+        "{what}: マーカーはプレビューを最初の {claim} 文字と書いていますが、"
+        "見せているのは最初と最後の {half} 文字です。プレビューの中身を正しく書いてください"
+        "（persisted_marker のラベルは先頭だけのプレビュー用です）"
+    ),
+    (
+        "{what}: the whole output ({n} characters) is in the marker; with preview_chars={preview} half is"
+        " {half}, and output[-{half}:] is the whole output, not its last {half} characters"
+        " (output[len(output) - half:] is)"
+    ): (
+        "{what}: 出力全体（{n} 文字）がマーカーに入っています。"
+        "preview_chars={preview} では half が {half} になり、"
+        "output[-{half}:] は最後の {half} 文字ではなく出力全体です（output[len(output) - half:] なら正しい）"
+    ),
+    "preview_chars=1, the nightly log: half is 0, so the preview shows nothing of either end": (
+        "preview_chars=1、夜間ログ: half が 0 なので、プレビューにはどちらの端も入りません"
+    ),
     "{where}: message {i}, block {j} ({use_id}): a result of {size} chars": (
         "{where}: メッセージ {i}、ブロック {j}（{use_id}）: {size} 文字の結果"
     ),
@@ -420,6 +456,10 @@ TEXTS: dict[str, str] = {
     "{where}: return an int, got {kind} {got}": "{where}: int を返してください（返り値は {kind} {got}）",
     "{where}: expected {want}, got {got}": "{where}: 期待値は {want}、返り値は {got}",
     # compaction.course.checks.pipeline: failure details built from values
+    "{what}: each order must be a tuple, as itertools.permutations gives it; {order} is a {kind}": (
+        "{what}: 順序はどれもタプルで返してください（itertools.permutations が返す形です）。"
+        "{order} は {kind} です"
+    ),
     "{where}: the input list was changed": "{where}: 入力のリストが変更されました",
     "{where}: {n} outputs on disk, expected {m}": (
         "{where}: ディスク上の出力が {n} 個あります（期待は {m} 個）"
@@ -563,6 +603,10 @@ TEXTS: dict[str, str] = {
         "ファイル名のない編集は最後に読んだファイルを変更する。返り値は {got}"
     ),
     # compaction.course.checks.evaluate: failure details built from values
+    "{probe_id}: not in your dict; give every probe a list, [] for one that no strategy loses": (
+        "{probe_id}: 辞書に入っていません。"
+        "すべてのプローブにリストを書いてください（どの戦略も失わないプローブは []）"
+    ),
     "{label}: evidence {evidence} is in the context, you said {got}": (
         "{label}: 根拠 {evidence} はコンテキストにありますが、返り値は {got}"
     ),
@@ -628,7 +672,12 @@ TEXTS: dict[str, str] = {
         "もう少しです: チェックはすべて合格していますが、{errors} 個のセルがエラーになりました。"
         "埋めてください"
     ),
-    "not yet: some checks fail": "もう少しです: 不合格のチェックがあります",
+    "no check report passes yet: fill in the exercises and run their check cells": (
+        "合格したチェック結果はまだありません: 演習の答えを書き、チェックのセルを実行してください"
+    ),
+    "not yet: {failing} of {total} check reports fail": (
+        "まだです: {total} 件のチェック結果のうち {failing} 件が不合格です"
+    ),
     # compaction.course.checks.*: check titles that are prose (a function's name stays as it is)
     "one setting, at least 90% of the probes, at most 75% of none": (
         "設定は 1 つだけ、プローブは 90% 以上、コストは none の 75% 以下"
@@ -703,6 +752,7 @@ TEXTS: dict[str, str] = {
     "a short output is shown whole": "短い出力はそのまま全部表示される",
     "exactly the preview size: whole": "プレビューとちょうど同じ長さ: 全部",
     "one character over: the middle goes": "1 文字超える: 中央が削られる",
+    "small previews: 3 and 1 characters": "小さなプレビュー: 3 文字と 1 文字",
     "Claude Code's window": "Claude Code のウィンドウ",
     "chapter 03's window": "第 03 章のウィンドウ",
     "a whole number of characters": "文字数は整数",
@@ -1145,6 +1195,307 @@ TEXTS: dict[str, str] = {
     "pass {k}: {name}": "処理 {k}: {name}",
     " (did nothing)": "（何もしなかった）",
     "the list came out unchanged": "リストは変わらなかった",
+    # compaction.course.checks.{tokens,summarize,restore,breaker,reactive,condense}: details built from values
+    "; a share is between 0 and 1, not a percentage": (
+        "。割合は 0 から 1 の間の値で、パーセントではありません"
+    ),
+    "; divide by all the input tokens of the request, not by `input_tokens` alone": (
+        "。`input_tokens` だけでなく、リクエストのすべての入力トークンで割ってください"
+    ),
+    "HTTP {status} {message}: returned {got}; only a 400 refusal names a count": (
+        "HTTP {status} {message}: 返り値は {got}。数を示すのは 400 の拒否だけです"
+    ),
+    "a dict": "dict",
+    "a file one token over the total does not fit; skip it": (
+        "合計を 1 トークンでも超えるファイルは収まらないので、飛ばす"
+    ),
+    "a file that reaches the total exactly still fits (<=)": "合計にちょうど達するファイルはまだ収まる（<=）",
+    "a six-line traceback grew by more than 20 tokens; return a short output unchanged": (
+        "6 行のトレースバックが 20 トークンより多く増えました。短い出力はそのまま返してください"
+    ),
+    "a success resets the count: only failures in a row count": (
+        "成功するとカウントは 0 に戻る。数えるのは連続した失敗だけ"
+    ),
+    (
+        "after summary {call} ({shown}, max_failures={limit}): {state}, the package's is {value}; the "
+        "rule: {rule}"
+    ): (
+        "要約 {call} 回目のあと（{shown}、max_failures={limit}）: あなたのブレーカーは{state}、"
+        "パッケージのものは{value}。規則: {rule}"
+    ),
+    "at most max_files files, the newest first": "最大 max_files 個のファイルを、新しいものから",
+    "block {i} ({path}): the file is not there as read_file shows it (numbered lines)": (
+        "ブロック {i}（{path}）: ファイルが read_file の表示どおり（行番号付き）に入っていません"
+    ),
+    "closed": "閉じている",
+    "differs from the package on a {n}-message list": "{n} メッセージのリストで、パッケージと違います",
+    "events {shown}: got {got}, it opens at turn {want} (max_failures={limit})": (
+        "イベント {shown}: 返り値は {got}。ブレーカーが開くのはターン {want} です（max_failures={limit}）"
+    ),
+    "events {shown}: said it opened at turn {got}; it never opens": (
+        "イベント {shown}: ターン {got} で開いたとしていますが、一度も開きません"
+    ),
+    "for the answer {answer}: ": "応答 {answer} について: ",
+    "for the content {content}: ": "content {content} について: ",
+    "it is a refusal of a request too big for the window": (
+        "これはウィンドウに対して大きすぎるリクエストの拒否です"
+    ),
+    "it is not one": "これはそうではありません",
+    "it opens at max_failures, not before": "開くのは max_failures に達したときで、それより前ではない",
+    "keep={keep} on a {n}-message list: got {n1} messages, expected {n2}": (
+        "{n} メッセージのリストで keep={keep}: 返り値は {n1} メッセージ、期待は {n2}"
+    ),
+    "keep={keep}: only {n} messages kept": "keep={keep}: 残ったのは {n} メッセージだけです",
+    "keep={keep}: the tail is empty": "keep={keep}: 末尾が空です",
+    "keep={keep}: the tail starts with a tool_result": "keep={keep}: 末尾が tool_result から始まっています",
+    "max_failures failures in a row open it": "max_failures 回続けて失敗すると開く",
+    "max_files counts the files chosen; a file skipped for the total does not use up a place": (
+        "max_files が数えるのは選んだファイル。合計のために飛ばしたファイルは枠を使わない"
+    ),
+    "max_files={limit}: {n} files restored": "max_files={limit}: {n} 個のファイルを復元しました",
+    "max_files={limit}: {n} files restored, the package restores {n1}": (
+        "max_files={limit}: {n} 個のファイルを復元しました。パッケージが復元するのは {n1} 個です"
+    ),
+    (
+        "max_tokens={budget} on a {n}-message list: got {n1} messages, the longest pair-safe tail "
+        "within it has {n2}"
+    ): (
+        "{n} メッセージのリストで max_tokens={budget}: 返り値は {n1} メッセージ。"
+        "その範囲でペアを壊さない最長の末尾は {n2} メッセージです"
+    ),
+    (
+        "max_tokens={budget} on a {n}-message list: the boundary case, a tail of exactly {budget1} "
+        "tokens fits (at most, <=) and has {n2} messages; got {n3}"
+    ): (
+        "{n} メッセージのリストで max_tokens={budget}: 境界のケースです。ちょうど {budget1} "
+        "トークンの末尾は収まり（以下、<=）、{n2} メッセージあります。返り値は {n3}"
+    ),
+    "max_tokens={budget} on a {n}-message list: your tail is {size} tokens": (
+        "{n} メッセージのリストで max_tokens={budget}: あなたの末尾は {size} トークンです"
+    ),
+    "max_tokens={budget}: the tail starts with a {value} message": (
+        "max_tokens={budget}: 末尾が {value} メッセージから始まっています"
+    ),
+    "newest first; skip a file that would pass the total and try the next": (
+        "新しいものから。合計を超えるファイルは飛ばして次を試す"
+    ),
+    "once open, more failures keep it open": "一度開いたら、さらに失敗しても開いたまま",
+    "open": "開いている",
+    "order {got}: newest read first is {package}": (
+        "順序 {got}: 最も新しく読んだものから並べると {package} です"
+    ),
+    "restored {extra}, which the agent did not see as it is on disk now": (
+        "{extra} を復元しましたが、エージェントはそれをディスク上のいまの形では見ていません"
+    ),
+    (
+        "restored {n} files from a list where micro had cleared every read: the agent's last view of "
+        "them is a placeholder, not the file"
+    ): (
+        "micro がすべての読み取りをクリアしたリストから {n} 個のファイルを復元しました。"
+        "エージェントが最後に見たのはファイルではなくプレースホルダーです"
+    ),
+    "the SDK's Usage object (read fields as attributes)": (
+        "SDK の Usage オブジェクト（フィールドは属性として読む）"
+    ),
+    "the last block must be the summary prompt, starting with NO_TOOLS_HEAD": (
+        "最後のブロックは、NO_TOOLS_HEAD で始まる要約プロンプトでなければなりません"
+    ),
+    "with sizes={value}, max_files={max_files}, max_total_tokens={total}: ": (
+        "sizes={value}、max_files={max_files}、max_total_tokens={total} のとき: "
+    ),
+    "{given}an <analysis> part is left at character {where}: {got}": (
+        "{given}文字 {where} に <analysis> の部分が残っています: {got}"
+    ),
+    "{given}chose {got}, the rule chooses {want} ({rule})": (
+        "{given}{got} を選びましたが、規則が選ぶのは {want} です（{rule}）"
+    ),
+    "{given}chose {got}: some of these are not candidates": (
+        "{given}{got} を選びましたが、候補でないものが含まれています"
+    ),
+    "{given}chose {got}: {used} tokens, over the total": (
+        "{given}{got} を選びました: {used} トークンで、合計を超えています"
+    ),
+    "{given}chose {n} files, over max_files": "{given}{n} 個のファイルを選びました。max_files を超えています",
+    "{given}got {got}, expected {want}": "{given}返り値は {got}、期待は {want}",
+    (
+        "{given}got {got}, expected {want}: the text blocks are consecutive pieces of one answer, so "
+        "join them with nothing between them ({joined}...)"
+    ): (
+        "{given}返り値は {got}、期待は {want}。テキストブロックは 1 つの応答の連続した断片なので、"
+        "間に何も入れずにつなげてください（{joined}...）"
+    ),
+    "{given}must raise SummaryFailed, but returned {got}": (
+        "{given}SummaryFailed を送出すべきですが、{got} を返しました"
+    ),
+    "{given}raised SummaryFailed, but the answer holds a summary: {want}": (
+        "{given}SummaryFailed を送出しましたが、応答には要約があります: {want}"
+    ),
+    "{given}returned {kind}, expected a string": "{given}{kind} を返しました。文字列を返してください",
+    "{given}surrounding whitespace is left: {got}...; strip the result": (
+        "{given}前後の空白が残っています: {got}...。結果を strip してください"
+    ),
+    "{message}: returned {got}, expected {want} tokens over": (
+        "{message}: 返り値は {got}、期待は {want} トークンの超過です"
+    ),
+    "{message}: returned {got}; no count in this error; expected None": (
+        "{message}: 返り値は {got}。このエラーには数がないので、期待は None です"
+    ),
+    "{name}: expected a list of ONE message, got {kind} of length {value}": (
+        "{name}: メッセージ 1 つのリストを期待しましたが、長さ {value} の {kind} でした"
+    ),
+    "{name}: expected a summary message and a tail, got {kind} of length {value}": (
+        "{name}: 要約メッセージと末尾を期待しましたが、長さ {value} の {kind} でした"
+    ),
+    "{name}: messages 1-{value} of the result are not the last {n} messages of the input, unchanged": (
+        "{name}: 結果のメッセージ 1-{value} が、入力の最後の {n} メッセージそのままではありません"
+    ),
+    "{name}: no file in transcript_dir reads back as the whole list": (
+        "{name}: transcript_dir のどのファイルを読み戻しても、リスト全体になりません"
+    ),
+    "{name}: no file in transcript_dir reads back as the {n} messages (one JSON object per line, in order)": (
+        "{name}: transcript_dir のどのファイルを読み戻しても、{n} 個のメッセージになりません（1 "
+        "行に JSON オブジェクト 1 つ、順番どおり）"
+    ),
+    "{name}: raised {kind}: {got}": "{name}: {kind} を送出しました: {got}",
+    "{name}: returned {kind}, expected a string": "{name}: {kind} を返しました。文字列を返してください",
+    "{name}: the answer's <analysis> reached the new list; keep only the summary": (
+        "{name}: 応答の <analysis> が新しいリストに入っています。要約だけを残してください"
+    ),
+    "{name}: the exception line {line} is not kept as a line of its own": (
+        "{name}: 例外の行 {line} が、独立した行として残っていません"
+    ),
+    "{name}: the first message must be the summary, a user message": (
+        "{name}: 最初のメッセージは要約、つまり user メッセージでなければなりません"
+    ),
+    "{name}: the input list was changed; build a new list instead": (
+        "{name}: 入力のリストが変更されました。代わりに新しいリストを作ってください"
+    ),
+    "{name}: the message must be a user message": "{name}: メッセージは user メッセージでなければなりません",
+    "{name}: the message must name the transcript file, so the model can read it later": (
+        "{name}: モデルが後で読めるように、メッセージはトランスクリプトのファイル名を示さなければなりません"
+    ),
+    "{name}: the model was never asked for a summary": "{name}: モデルに一度も要約を求めていません",
+    "{name}: the new list breaks the strict form: {exc}": (
+        "{name}: 新しいリストが厳格な形式を破っています: {exc}"
+    ),
+    (
+        "{name}: the newest assistant message ({last}) is not in the tail unchanged; with extended "
+        "thinking its thinking blocks must go back complete"
+    ): (
+        "{name}: 最新の assistant メッセージ（{last}）が末尾にそのまま入っていません。"
+        "拡張思考では、その thinking ブロックを完全な形で送り返さなければなりません"
+    ),
+    "{name}: the request must carry the whole history, unchanged, before the prompt": (
+        "{name}: リクエストには、プロンプトの前に履歴全体をそのまま入れなければなりません"
+    ),
+    "{name}: the request's last block must be the summary prompt, starting {NO_TOOLS_HEAD}": (
+        "{name}: リクエストの最後のブロックは、{NO_TOOLS_HEAD} で始まる要約プロンプトでなければなりません"
+    ),
+    "{name}: the result breaks the strict form: {exc}": "{name}: 結果が厳格な形式を破っています: {exc}",
+    "{name}: the summary request breaks the strict form: {exc}": (
+        "{name}: 要約のリクエストが厳格な形式を破っています: {exc}"
+    ),
+    "{name}: the summary was asked for before the transcript was on disk; write it first": (
+        "{name}: トランスクリプトがディスクに書かれる前に要約を求めました。先に書き出してください"
+    ),
+    "{name}: the summary was asked for before the whole list was on disk": (
+        "{name}: リスト全体がディスクに書かれる前に要約を求めました"
+    ),
+    (
+        "{name}: the tail starts with a {value} message; start it at an assistant message, or its "
+        "tool_result loses its tool_use"
+    ): (
+        "{name}: 末尾が {value} メッセージから始まっています。assistant "
+        "メッセージから始めてください。そうしないと tool_result が対応する tool_use を失います"
+    ),
+    "{name}: the text inside the answer's <summary> tags is not in the message": (
+        "{name}: 応答の <summary> タグの中のテキストがメッセージに入っていません"
+    ),
+    "{name}: {before} -> {after} tokens, {value} fewer; 70% is the goal": (
+        "{name}: {before} -> {after} トークン、{value} の削減です。目標は 70% です"
+    ),
+    "{name}: {n} file:line references lost, the first {lost}": (
+        "{name}: file:line の参照が {n} 個失われました。最初のものは {lost}"
+    ),
+    "{name}: {size} tokens before, {after} after; nothing was saved": (
+        "{name}: 前が {size} トークン、後が {after} トークンで、何も節約できていません"
+    ),
+    "{newest} changed on disk after the agent read it, and was restored anyway": (
+        "{newest} はエージェントが読んだあとディスク上で変わったのに、そのまま復元されました"
+    ),
+    "{newest} was deleted after the agent read it, and restoring raised {exc}; skip it": (
+        "{newest} はエージェントが読んだあと削除され、復元で {exc} が送出されました。飛ばしてください"
+    ),
+    "{newest} was deleted after the agent read it, and was restored anyway": (
+        "{newest} はエージェントが読んだあと削除されたのに、そのまま復元されました"
+    ),
+    (
+        "{what} ({n} messages sent, API counted {tokens}; {n1} now, method={method}): expected {want}, "
+        "got {got}"
+    ): (
+        "{what}（送信したメッセージ {n} 個、API の数は {tokens}。いまは {n1} 個、"
+        "method={method}）: 期待は {want}、返り値は {got}"
+    ),
+    "{what} {message}: returned {got}, but {verdict}": "{what} {message}: 返り値は {got} ですが、{verdict}",
+    "{what}: a request of 0 input tokens read nothing from the cache: 0.0": (
+        "{what}: 入力トークンが 0 のリクエストは、キャッシュから何も読んでいません: 0.0"
+    ),
+    (
+        "{what}: expected {want} (cache reads / all input tokens, where all = input + cache writes + "
+        "cache reads), got {got}{hint}"
+    ): (
+        "{what}: 期待は {want}（キャッシュ読み取り / すべての入力トークン。すべて = 入力 + "
+        "キャッシュ書き込み + キャッシュ読み取り）、返り値は {got}{hint}"
+    ),
+    (
+        "{what}: the usage is {kind}, and your function raised {error}: {exc}; a cache field may be "
+        "missing or None, which counts as 0"
+    ): (
+        "{what}: usage は {kind} で、関数が {error} を送出しました: {exc}。"
+        "キャッシュのフィールドはないことも None のこともあり、その場合は 0 と数えます"
+    ),
+    "{where}: an estimate of {got} can really be {value} tokens, more than the {room} that fit": (
+        "{where}: {got} という見積もりは実際には {value} トークンになりえて、収まる {room} を超えます"
+    ),
+    "{where}: block {i} is not a text block": "{where}: ブロック {i} がテキストブロックではありません",
+    "{where}: block {i}'s first line names no file the agent read: {first}": (
+        "{where}: ブロック {i} の 1 行目が、エージェントが読んだファイルを示していません: {first}"
+    ),
+    "{where}: no room at all, expected 0, got {got}": (
+        "{where}: 空きがまったくないので期待は 0、返り値は {got}"
+    ),
+    "{where}: returned {kind}, expected a list of blocks": (
+        "{where}: {kind} を返しました。ブロックのリストを返してください"
+    ),
+    # compaction.course.own_sessions: chapter 00's first cell
+    "your newest Claude Code session, of {n} in ~/.claude/projects: {name}": (
+        "~/.claude/projects にある {n} 件のうち、いちばん新しい Claude Code のセッション: {name}"
+    ),
+    "the newest session of {n} in the folder you named: {name}": (
+        "指定したフォルダーにある {n} 件のうち、いちばん新しいセッション: {name}"
+    ),
+    "no session of yours was read; the shared real session instead: {name}": (
+        "自分のセッションは読み込みませんでした。代わりに共有の本物のセッション: {name}"
+    ),
+    "no session of yours was read; the course's own session instead: {name}": (
+        "自分のセッションは読み込みませんでした。代わりにコース自身のセッション: {name}"
+    ),
+    (
+        "{format}: {messages} messages, {calls} model calls; replayed in a window of {window} tokens (a third"
+        " of the session)"
+    ): (
+        "{format}: {messages} メッセージ、"
+        "モデル呼び出し {calls} 回。{window} トークンのウィンドウ（セッションの"
+        " 3 分の 1）でリプレイしました"
+    ),
+    "refused: {why}": "拒否: {why}",
+    "over the window from turn {turn}": "ターン {turn} からウィンドウを超える",
+    "{n} turns": "{n} ターン",
+    " (in a context the API would refuse)": "（API が拒否するコンテキストの中）",
+    ("{strategy:<9} {ending}; largest request {peak} tokens; layers fired: {fired}; probes kept: {kept}"): (
+        "{strategy:<9} {ending}。最大のリクエスト {peak} トークン。発動した層: {fired}。"
+        "残ったプローブ: {kept}"
+    ),
     # compaction.course.render: the rendered edition's index and the bar of each page
     "Context compaction, layer by layer": "コンテキストのコンパクションを層ごとに",
     "Contents": "目次",
@@ -1156,8 +1507,90 @@ TEXTS: dict[str, str] = {
         " the state it was saved in (its buttons need a running kernel). To run the cells, clone the"
         " repository and run make lab."
     ): (
-        "各章・演習・解答を、リポジトリに保存された出力のまま載せています。ウィジェットは保存されたときの状態を"
-        "表示します（ボタンを動かすには実行中のカーネルが必要です）。セルを実行するには、リポジトリをクローンして"
+        "各章・演習・解答を、リポジトリに保存された出力のまま載せています。"
+        "ウィジェットは保存されたときの状態を"
+        "表示します（ボタンを動かすには実行中のカーネルが必要です）"
+        "。セルを実行するには、リポジトリをクローンして"
         " make lab を実行してください。"
     ),
+}
+
+# The hints of the exercises of chapters 01-12 (``# Hint:`` in a solution), for the ja edition's exercises:
+# ``compaction.course.exercises`` writes the Japanese hint into a ja exercise's stub; a hint with no entry
+# stays as it is. English hint -> Japanese hint.
+HINTS: dict[str, str] = {
+    "build the output list as you go; look at its last message before appending": (
+        "出力のリストを作りながら進み、追加する前にその最後のメッセージを見る"
+    ),
+    "walk the messages from the end by index, so that an insertion never moves one still to visit": (
+        "メッセージを末尾からインデックスでたどる。そうすれば挿入してもまだ見ていないものの位置は動かない"
+    ),
+    "read each of the three fields with a default of 0, whatever the kind of object; then divide": (
+        "オブジェクトの種類にかかわらず、3 つのフィールドをそれぞれデフォルト 0 で読んでから割る"
+    ),
+    "stay in integers: multiply by 100 before dividing by (100 + underestimate_pct)": (
+        "整数のまま計算する。(100 + underestimate_pct) で割る前に 100 を掛ける"
+    ),
+    "replace this line with your guess, a number, before you run limit_for": (
+        "limit_for を実行する前に、この行を予想した数値に書き換える"
+    ),
+    "slice output[:half] and output[len(output) - half:]; count what lies between them": (
+        "output[:half] と output[len(output) - half:] を切り出し、その間にある文字数を数える"
+    ),
+    "compute the room in tokens first; math.floor turns the product into whole characters": (
+        "まず空きをトークンで求める。積を整数の文字数にするのは math.floor"
+    ),
+    "replace this line with your guess, a number of characters, before you run max_chars_for": (
+        "max_chars_for を実行する前に、この行を予想した文字数に書き換える"
+    ),
+    "walk the tail's start from the end towards the head, adding each message's tokens as you go": (
+        "末尾の開始位置を最後から先頭に向かって動かし、進みながら各メッセージのトークン数を足す"
+    ),
+    "find the request's index first; after the cuts, ask whether head <= index < tail": (
+        "まず依頼のインデックスを見つけ、切れ目を決めたあとで head <= index < tail かどうかを調べる"
+    ),
+    "first collect the paths being edited; then it is the chapter's loop with one more reason to skip": (
+        "まず編集中のパスを集める。あとは章のループに、飛ばす理由を 1 つ加えるだけ"
+    ),
+    "request r clears the results with index below 2r - k; which of them did request r - 1 send whole?": (
+        "リクエスト r はインデックスが 2r - k より小さい結果をクリアする。"
+        "そのうちリクエスト r - 1 がまるごと送ったのはどれか"
+    ),
+    "replace this line with your guess: micro on every call costs this share more (negative: less)": (
+        "この行を予想に書き換える: 毎回 micro をかけるとこの割合だけ高くなる（負なら安くなる）"
+    ),
+    "count the shared leading messages of each request and the one before; price the two parts": (
+        "各リクエストと直前のリクエストで共通する先頭のメッセージを数え、2 つの部分に値段を付ける"
+    ),
+    "a dict from layer name to a one-argument function makes the three loops one": (
+        "層の名前から引数 1 つの関数への dict を作れば、3 つのループが 1 つになる"
+    ),
+    'find "<analysis>", then the next "</analysis>" after it; repeat until none is left': (
+        '"<analysis>" を見つけ、その後ろで次の "</analysis>" を見つける。なくなるまで繰り返す'
+    ),
+    'look at every block\'s "type" first; only then join the text blocks': (
+        'まずすべてのブロックの "type" を見て、それからテキストブロックをつなげる'
+    ),
+    "keep what is left of the budget; skip with continue, stop with break": (
+        "予算の残りを覚えておく。飛ばすなら continue、止めるなら break"
+    ),
+    "one counter; look at event.kind, and return event.turn when the counter reaches the limit": (
+        "カウンターは 1 つ。event.kind を見て、カウンターが上限に達したら event.turn を返す"
+    ),
+    "check the exception class and status first; then one regular expression per wording": (
+        "まず例外のクラスとステータスを確かめ、それから文言ごとに正規表現を 1 つ使う"
+    ),
+    "the longest tail starts earliest; try the assistant messages from index 1 on": (
+        "最長の末尾は最も早く始まる。インデックス 1 以降の assistant メッセージを試す"
+    ),
+    "sort the sizes from the largest; the answer at rank allowed_over is the one that must fit": (
+        "サイズを大きい順に並べる。順位 allowed_over の答えが収まらなければならないもの"
+    ),
+    "walk the lines; collect frames per file until a line that is not a frame or source line": (
+        "行をたどり、フレームでもソース行でもない行が来るまで、ファイルごとにフレームを集める"
+    ),
+    (
+        "keep the phase's start, the files it edited, the looks since its last edit, each command's last"
+        " status"
+    ): ("フェーズの開始位置、編集したファイル、最後の編集以降の確認、各コマンドの最後の状態を覚えておく"),
 }

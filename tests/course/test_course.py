@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from compaction.course.__main__ import main
+from compaction.course.__main__ import _print_checks, main
 from compaction.course.checks import run_cases
 from compaction.course.exercises import (
     DEFAULT_HINT,
@@ -15,6 +15,7 @@ from compaction.course.exercises import (
     strip_solutions,
 )
 from compaction.course.notebooks import report_lines
+from compaction.presentation.language import use_language
 
 SOLVED = '''def first_user(messages):
     """The first user message."""
@@ -251,4 +252,37 @@ def test_check_says_the_checks_pass_when_only_a_guess_is_left_empty(tmp_path, ca
     out = capsys.readouterr().out
     assert "PASS double: 1/1 checks passed" in out and "NotImplementedError: your guess, a number" in out
     assert "not yet: every check passes, but 1 cell(s) raised an error; fill them in" in out
-    assert "some checks fail" not in out
+    assert "check reports fail" not in out
+
+
+def reports_notebook(*reports: str) -> nbformat.NotebookNode:
+    """A notebook whose code cells show these check reports, as an executed exercise does."""
+    cells = [nbformat.v4.new_code_cell("check()") for _ in reports]
+    for cell, report in zip(cells, reports, strict=True):
+        cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": report}, execution_count=1)]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+@pytest.mark.parametrize(
+    ("reports", "english", "japanese"),
+    [
+        (
+            ["FAIL a: 0/2 checks passed", "FAIL b: 0/1 checks passed"],
+            "no check report passes yet: fill in the exercises and run their check cells",
+            "合格したチェック結果はまだありません",
+        ),
+        (
+            ["PASS a: 2/2 checks passed", "FAIL b: 0/1 checks passed"],
+            "not yet: 1 of 2 check reports fail",
+            "まだです: 2 件のチェック結果のうち 1 件が不合格です",
+        ),
+    ],
+    ids=["none passes", "one of two fails"],
+)
+def test_the_verdict_says_how_far_along_and_never_almost_at_nothing(reports, english, japanese, capsys):
+    assert _print_checks(reports_notebook(*reports)) == 1
+    assert english in capsys.readouterr().out
+    with use_language("ja"):
+        _print_checks(reports_notebook(*reports))
+    out = capsys.readouterr().out
+    assert japanese in out and "もう少し" not in out

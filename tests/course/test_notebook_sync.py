@@ -42,7 +42,7 @@ def saved_cells() -> list[tuple[str, str]]:
 
 
 def replaced_saves(sources: list[str]) -> list[str]:
-    """Each saved function that a later code cell defines again, as "code cell A saves f, B defines it again"."""
+    """Each saved function that a later code cell defines again, named by the two code cells."""
     saved: dict[str, int] = {}  # name -> index of the code cell that saved it
     found = []
     for index, source in enumerate(sources):
@@ -100,7 +100,8 @@ def test_a_saved_function_defined_again_later_is_found_and_a_new_name_is_not():
     assert replaced_saves([first, "x = 1", later]) == ["code cell 0 saves snip, code cell 2 defines it again"]
     assert replaced_saves([later, first]) == []  # an earlier draft, then the saved version
     assert replaced_saves([first, "def note_for(name):\n    return name\n"]) == []
-    assert replaced_saves([first, f"{SAVE}\n{later}"]) == ["code cell 0 saves snip, code cell 1 defines it again"]
+    twice = ["code cell 0 saves snip, code cell 1 defines it again"]
+    assert replaced_saves([first, f"{SAVE}\n{later}"]) == twice
 
 
 def test_the_built_module_holds_only_what_a_chapter_saved():

@@ -37,30 +37,32 @@ def opened_at(events: Sequence[CompactionEvent], max_failures: int = 3) -> int |
     return None
 
 
-# case -> (outcomes of the automatic summaries in order, max_failures, the rule a wrong answer breaks)
+# case -> (outcomes of the automatic summaries in order, max_failures)
 OUTCOMES = {
-    "three failures in a row open it": ((False, False, False), 3, "max_failures failures in a row open it"),
-    "two failures leave it closed": ((False, False), 3, "it opens at max_failures, not before"),
-    "a success between failures resets the count": (
-        (False, False, True, False, False),
-        3,
-        "a success resets the count: only failures in a row count",
-    ),
-    "failing every other call never opens it": (
-        (False, True) * 4,
-        3,
-        "a success resets the count: only failures in a row count",
-    ),
-    "it stays open after more failures": ((False,) * 5, 3, "once open, more failures keep it open"),
-    "max_failures=1: one failure opens it": ((True, False), 1, "max_failures failures in a row open it"),
-    "max_failures=5, four failures": ((False,) * 4, 5, "it opens at max_failures, not before"),
+    "three failures in a row open it": ((False, False, False), 3),
+    "two failures leave it closed": ((False, False), 3),
+    "a success between failures resets the count": ((False, False, True, False, False), 3),
+    "failing every other call never opens it": ((False, True) * 4, 3),
+    "it stays open after more failures": ((False,) * 5, 3),
+    "max_failures=1: one failure opens it": ((True, False), 1),
+    "max_failures=5, four failures": ((False,) * 4, 5),
 }
+RULES = {  # case -> the rule a wrong answer breaks, named in its failing row
+    "three failures in a row open it": "max_failures failures in a row open it",
+    "two failures leave it closed": "it opens at max_failures, not before",
+    "a success between failures resets the count": "a success resets the count: only failures in a row count",
+    "failing every other call never opens it": "a success resets the count: only failures in a row count",
+    "it stays open after more failures": "once open, more failures keep it open",
+    "max_failures=1: one failure opens it": "max_failures failures in a row open it",
+    "max_failures=5, four failures": "it opens at max_failures, not before",
+}
+STATES = {True: "open", False: "closed"}  # a breaker's is_open, in words
 
 
 def check_circuit_breaker(make: Callable[[int], object]) -> CheckReport:
     """``make(max_failures)``: an object with ``record(success)`` and ``is_open``, as the package's."""
 
-    def case_for(outcomes, limit, rule):
+    def case_for(name, outcomes, limit):
         def case():
             ours, package = make(limit), CircuitBreaker(limit)
             if bool(ours.is_open):
@@ -70,15 +72,22 @@ def check_circuit_breaker(make: Callable[[int], object]) -> CheckReport:
                 package.record(success=success)
                 if bool(ours.is_open) != package.is_open:
                     shown = " ".join("ok" if ok else "fail" for ok in outcomes[:call])
-                    state = "open" if ours.is_open else "closed"
                     raise AssertionError(
-                        f"after summary {call} ({shown}, max_failures={limit}): {state}, the package's is "
-                        f"{'open' if package.is_open else 'closed'}; the rule: {rule}"
+                        say(
+                            "after summary {call} ({shown}, max_failures={limit}): {state}, the package's is"
+                            " {value}; the rule: {rule}",
+                            call=call,
+                            shown=shown,
+                            limit=limit,
+                            state=say(STATES[bool(ours.is_open)]),
+                            value=say(STATES[package.is_open]),
+                            rule=say(RULES[name]),
+                        )
                     )
 
         return case
 
-    return run_cases("circuit_breaker", [(name, case_for(*args)) for name, args in OUTCOMES.items()])
+    return run_cases("circuit_breaker", [(name, case_for(name, *args)) for name, args in OUTCOMES.items()])
 
 
 def _events(*layers: str) -> list[CompactionEvent]:
@@ -114,9 +123,17 @@ def check_breaker_opened_at(fn: Callable[..., int | None]) -> CheckReport:
                 return
             shown = " ".join(f"{e.turn}:{e.kind}" for e in events) or "(none)"
             if want is None:
-                raise AssertionError(f"events {shown}: said it opened at turn {got}; it never opens")
+                raise AssertionError(
+                    say("events {shown}: said it opened at turn {got}; it never opens", shown=shown, got=got)
+                )
             raise AssertionError(
-                f"events {shown}: got {got!r}, it opens at turn {want} (max_failures={limit})"
+                say(
+                    "events {shown}: got {got}, it opens at turn {want} (max_failures={limit})",
+                    shown=shown,
+                    got=f"{got!r}",
+                    want=want,
+                    limit=limit,
+                )
             )
 
         return case

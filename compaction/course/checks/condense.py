@@ -19,6 +19,7 @@ from collections.abc import Callable
 from compaction.core.tokens import count_text
 from compaction.course.checks import CheckReport, run_cases
 from compaction.levels.locations import missing_references
+from compaction.presentation.language import say
 
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$", re.M)
 _PROJECT = ("src/shop/cart.py", "src/shop/pricing.py", "src/shop/tax.py", "src/shop/api.py")
@@ -102,7 +103,9 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
     def condensed(name: str) -> str:
         if name not in results:
             got = fn(outputs[name])
-            assert isinstance(got, str), f"{name}: returned {type(got).__name__}, expected a string"
+            assert isinstance(got, str), say(
+                "{name}: returned {kind}, expected a string", name=name, kind=f"{type(got).__name__}"
+            )
             results[name] = got
         return results[name]
 
@@ -111,8 +114,10 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             got = condensed(name)
             lines = set(got.splitlines())
             for line in EXCEPTION_LINE.findall(output):
-                assert line in lines, (
-                    f"{name}: the exception line {line[:60]!r} is not kept as a line of its own"
+                assert line in lines, say(
+                    "{name}: the exception line {line} is not kept as a line of its own",
+                    name=name,
+                    line=f"{line[:60]!r}",
                 )
 
     def order_kept():
@@ -130,18 +135,27 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
     def locations_kept():
         for name, output in outputs.items():
             lost = missing_references(output, condensed(name))
-            assert not lost, f"{name}: {len(lost)} file:line references lost, the first {lost[:3]}"
+            assert not lost, say(
+                "{name}: {n} file:line references lost, the first {lost}",
+                name=name,
+                n=f"{len(lost)}",
+                lost=f"{lost[:3]}",
+            )
 
     def shorter():
         for name in [n for n in outputs if n != "a short one"]:
             before, after = count_text(outputs[name], "tiktoken"), count_text(condensed(name), "tiktoken")
-            assert after <= 0.3 * before, (
-                f"{name}: {before:,} -> {after:,} tokens, {1 - after / before:.0%} fewer; 70% is the goal"
+            assert after <= 0.3 * before, say(
+                "{name}: {before} -> {after} tokens, {value} fewer; 70% is the goal",
+                name=name,
+                before=f"{before:,}",
+                after=f"{after:,}",
+                value=f"{1 - after / before:.0%}",
             )
 
     def short_stays_readable():
         got, output = condensed("a short one"), outputs["a short one"]
-        assert count_text(got, "tiktoken") <= count_text(output, "tiktoken") + 20, (
+        assert count_text(got, "tiktoken") <= count_text(output, "tiktoken") + 20, say(
             "a six-line traceback grew by more than 20 tokens; return a short output unchanged"
         )
 

@@ -93,8 +93,18 @@ def check_is_prompt_too_long(fn: Callable[[BaseException], bool]) -> CheckReport
             status = getattr(error, "status_code", None)
             what = f"HTTP {status}" if status else type(error).__name__
             message = str(getattr(error, "message", error))[:70]
-            verdict = "it is a refusal of a request too big for the window" if want else "it is not one"
-            raise AssertionError(f"{what} {message!r}: returned {got!r}, but {verdict}")
+            verdict = (
+                say("it is a refusal of a request too big for the window") if want else say("it is not one")
+            )
+            raise AssertionError(
+                say(
+                    "{what} {message}: returned {got}, but {verdict}",
+                    what=what,
+                    message=f"{message!r}",
+                    got=f"{got!r}",
+                    verdict=verdict,
+                )
+            )
 
         return case
 
@@ -121,24 +131,31 @@ def check_pair_safe_tail(fn: Callable[[list[dict], int], list[dict]]) -> CheckRe
                 before = copy.deepcopy(messages)
                 got, want = fn(messages, keep), pair_safe_tail(messages, keep)
                 assert messages == before, say("the input list was changed; return a new list")
-                assert got == want, (
-                    f"keep={keep} on a {len(messages)}-message list: got {len(got)} messages, "
-                    f"expected {len(want)}"
+                assert got == want, say(
+                    "keep={keep} on a {n}-message list: got {n1} messages, expected {n2}",
+                    keep=keep,
+                    n=f"{len(messages)}",
+                    n1=f"{len(got)}",
+                    n2=f"{len(want)}",
                 )
 
     def never_orphaned():
         for messages in lists():
             for keep in range(1, len(messages)):
                 tail = fn(messages, keep)
-                assert tail, f"keep={keep}: the tail is empty"
-                assert not is_tool_result_message(tail[0]), f"keep={keep}: the tail starts with a tool_result"
+                assert tail, say("keep={keep}: the tail is empty", keep=keep)
+                assert not is_tool_result_message(tail[0]), say(
+                    "keep={keep}: the tail starts with a tool_result", keep=keep
+                )
                 validate([{"role": "user", "content": "[summary]"}, *tail])
 
     def keeps_enough():
         for messages in lists():
             for keep in range(1, len(messages)):
                 tail = fn(messages, keep)
-                assert len(tail) >= keep, f"keep={keep}: only {len(tail)} messages kept"
+                assert len(tail) >= keep, say(
+                    "keep={keep}: only {n} messages kept", keep=keep, n=f"{len(tail)}"
+                )
                 assert tail == messages[len(messages) - len(tail) :], say(
                     "the tail must be the end of the list"
                 )
@@ -175,9 +192,11 @@ def check_reactive_layer(fn: Callable[..., list[dict]]) -> CheckReport:
 
     def run(name: str) -> tuple:
         messages, before, got, watching = runs(name, sessions[name])
-        assert isinstance(got, list) and len(got) >= 2, (
-            f"{name}: expected a summary message and a tail, got {type(got).__name__} "
-            f"of length {len(got) if isinstance(got, list) else '-'}"
+        assert isinstance(got, list) and len(got) >= 2, say(
+            "{name}: expected a summary message and a tail, got {kind} of length {value}",
+            name=name,
+            kind=f"{type(got).__name__}",
+            value=f"{len(got) if isinstance(got, list) else '-'}",
         )
         return messages, before, got, watching
 
@@ -189,44 +208,63 @@ def check_reactive_layer(fn: Callable[..., list[dict]]) -> CheckReport:
         return case
 
     def transcript_first(name, messages, before, got, watching):
-        assert watching.saved(), f"{name}: no file in transcript_dir reads back as the whole list"
-        assert watching.calls and watching.calls[0][1], (
-            f"{name}: the summary was asked for before the whole list was on disk"
+        assert watching.saved(), say(
+            "{name}: no file in transcript_dir reads back as the whole list", name=name
+        )
+        assert watching.calls and watching.calls[0][1], say(
+            "{name}: the summary was asked for before the whole list was on disk", name=name
         )
 
     def summary_then_tail(name, messages, before, got, watching):
         tail = got[1:]
-        assert got[0].get("role") == "user", f"{name}: the first message must be the summary, a user message"
-        assert tail == before[len(before) - len(tail) :], (
-            f"{name}: messages 1-{len(got) - 1} of the result are not the last {len(tail)} messages of "
-            "the input, unchanged"
+        assert got[0].get("role") == "user", say(
+            "{name}: the first message must be the summary, a user message", name=name
+        )
+        assert tail == before[len(before) - len(tail) :], say(
+            "{name}: messages 1-{value} of the result are not the last {n} messages of the input, unchanged",
+            name=name,
+            value=f"{len(got) - 1}",
+            n=f"{len(tail)}",
         )
 
     def starts_at_assistant(name, messages, before, got, watching):
-        assert got[1].get("role") == "assistant", (
-            f"{name}: the tail starts with a {got[1].get('role')} message; start it at an assistant "
-            "message, or its tool_result loses its tool_use"
+        assert got[1].get("role") == "assistant", say(
+            "{name}: the tail starts with a {value} message; start it at an assistant"
+            " message, or its tool_result loses its tool_use",
+            name=name,
+            value=f"{got[1].get('role')}",
         )
         try:
             validate(got)
         except InvalidConversation as exc:
-            raise AssertionError(f"{name}: the result breaks the strict form: {exc}") from None
+            raise AssertionError(
+                say("{name}: the result breaks the strict form: {exc}", name=name, exc=exc)
+            ) from None
 
     def keeps_last_assistant(name, messages, before, got, watching):
         last = max(i for i, m in enumerate(before) if m["role"] == "assistant")
-        assert before[last] in got[1:], (
-            f"{name}: the newest assistant message ({last}) is not in the tail unchanged; with extended "
-            "thinking its thinking blocks must go back complete"
+        assert before[last] in got[1:], say(
+            "{name}: the newest assistant message ({last}) is not in the tail unchanged;"
+            " with extended thinking its thinking blocks must go back complete",
+            name=name,
+            last=last,
         )
 
     def smaller(name, messages, before, got, watching):
         size, after = estimate_tokens(before, "tiktoken"), estimate_tokens(got, "tiktoken")
         if size < 2_000:  # a short list: its summary may well be longer than what it replaces
             return
-        assert after < size, f"{name}: {size:,} tokens before, {after:,} after; nothing was saved"
+        assert after < size, say(
+            "{name}: {size} tokens before, {after} after; nothing was saved",
+            name=name,
+            size=f"{size:,}",
+            after=f"{after:,}",
+        )
 
     def untouched(name, messages, before, got, watching):
-        assert messages == before, f"{name}: the input list was changed; build a new list instead"
+        assert messages == before, say(
+            "{name}: the input list was changed; build a new list instead", name=name
+        )
 
     return run_cases(
         "reactive layer",
@@ -272,17 +310,34 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
                 size = estimate_tokens(got, "tiktoken") if isinstance(got, list) else None
                 if isinstance(got, list) and got and size > budget:
                     raise AssertionError(
-                        f"max_tokens={budget} on a {len(messages)}-message list: your tail is {size:,} tokens"
+                        say(
+                            "max_tokens={budget} on a {n}-message list: your tail is {size} tokens",
+                            budget=budget,
+                            n=f"{len(messages)}",
+                            size=f"{size:,}",
+                        )
                     )
                 if want and len(got) < len(want) and estimate_tokens(want, "tiktoken") == budget:
                     raise AssertionError(
-                        f"max_tokens={budget} on a {len(messages)}-message list: the boundary case, a tail "
-                        f"of exactly {budget:,} tokens fits (at most, <=) and has {len(want)} messages; "
-                        f"got {len(got)}"
+                        say(
+                            "max_tokens={budget} on a {n}-message list: the boundary case, a tail of exactly"
+                            " {budget1} tokens fits (at most, <=) and has {n2} messages; got {n3}",
+                            budget=budget,
+                            n=f"{len(messages)}",
+                            budget1=f"{budget:,}",
+                            n2=f"{len(want)}",
+                            n3=f"{len(got)}",
+                        )
                     )
                 raise AssertionError(
-                    f"max_tokens={budget} on a {len(messages)}-message list: got {len(got)} messages, the "
-                    f"longest pair-safe tail within it has {len(want)}"
+                    say(
+                        "max_tokens={budget} on a {n}-message list: got {n1} messages, the longest"
+                        " pair-safe tail within it has {n2}",
+                        budget=budget,
+                        n=f"{len(messages)}",
+                        n1=f"{len(got)}",
+                        n2=f"{len(want)}",
+                    )
                 )
 
     def pair_safe():
@@ -290,10 +345,12 @@ def check_tail_within(fn: Callable[[list[dict], int], list[dict]]) -> CheckRepor
             for budget in budgets(messages):
                 tail = fn(messages, budget)
                 if tail:
-                    assert tail[0].get("role") == "assistant", (
-                        f"max_tokens={budget}: the tail starts with a {tail[0].get('role')} message"
+                    assert tail[0].get("role") == "assistant", say(
+                        "max_tokens={budget}: the tail starts with a {value} message",
+                        budget=budget,
+                        value=f"{tail[0].get('role')}",
                     )
-                    assert tail == messages[len(messages) - len(tail) :], (
+                    assert tail == messages[len(messages) - len(tail) :], say(
                         "the tail must be the end of the list"
                     )
                     assert len(tail) < len(messages), say(
@@ -341,11 +398,29 @@ def check_tokens_over(fn: Callable[[BaseException], int | None]) -> CheckReport:
             status = getattr(error, "status_code", None)
             if want is None and status not in (None, 400):
                 raise AssertionError(
-                    f"HTTP {status} {message!r}: returned {got!r}; only a 400 refusal names a count"
+                    say(
+                        "HTTP {status} {message}: returned {got}; only a 400 refusal names a count",
+                        status=status,
+                        message=f"{message!r}",
+                        got=f"{got!r}",
+                    )
                 )
             if want is None:
-                raise AssertionError(f"{message!r}: returned {got!r}; no count in this error; expected None")
-            raise AssertionError(f"{message!r}: returned {got!r}, expected {want:,} tokens over")
+                raise AssertionError(
+                    say(
+                        "{message}: returned {got}; no count in this error; expected None",
+                        message=f"{message!r}",
+                        got=f"{got!r}",
+                    )
+                )
+            raise AssertionError(
+                say(
+                    "{message}: returned {got}, expected {want} tokens over",
+                    message=f"{message!r}",
+                    got=f"{got!r}",
+                    want=f"{want:,}",
+                )
+            )
 
         return case
 

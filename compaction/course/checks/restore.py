@@ -47,15 +47,22 @@ def restore_session() -> tuple[list[dict], Path]:
 
 def _restored_paths(blocks: list, known: set[str], where: str) -> list[str]:
     """The path each block names in its first line, in order; AssertionError naming a bad block."""
-    assert isinstance(blocks, list), f"{where}: returned {type(blocks).__name__}, expected a list of blocks"
+    assert isinstance(blocks, list), say(
+        "{where}: returned {kind}, expected a list of blocks", where=where, kind=f"{type(blocks).__name__}"
+    )
     paths = []
     for i, block in enumerate(blocks):
-        assert isinstance(block, dict) and block.get("type") == "text", (
-            f"{where}: block {i} is not a text block"
+        assert isinstance(block, dict) and block.get("type") == "text", say(
+            "{where}: block {i} is not a text block", where=where, i=i
         )
         first = block.get("text", "").split("\n", 1)[0]
         named = [p for p in known if p in first]
-        assert named, f"{where}: block {i}'s first line names no file the agent read: {first[:60]!r}"
+        assert named, say(
+            "{where}: block {i}'s first line names no file the agent read: {first}",
+            where=where,
+            i=i,
+            first=f"{first[:60]!r}",
+        )
         paths.append(max(named, key=len))  # "a/b.py" over "b.py"
     return paths
 
@@ -84,8 +91,10 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
         for i, path in enumerate(_restored_paths(got, reads_of(messages), "the 30-call session")):
             lines = ws.path(path).read_text(encoding="utf-8").splitlines()
             numbered = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(lines, 1))
-            assert numbered in got[i]["text"], (
-                f"block {i} ({path}): the file is not there as read_file shows it (numbered lines)"
+            assert numbered in got[i]["text"], say(
+                "block {i} ({path}): the file is not there as read_file shows it (numbered lines)",
+                i=i,
+                path=path,
             )
 
     def only_what_the_package_restores():
@@ -99,8 +108,12 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
             "package",
         )
         extra = [p for p in got if p not in package]
-        assert not extra, f"restored {extra}, which the agent did not see as it is on disk now"
-        assert got == [p for p in package if p in got], f"order {got}: newest read first is {package[:8]}"
+        assert not extra, say(
+            "restored {extra}, which the agent did not see as it is on disk now", extra=extra
+        )
+        assert got == [p for p in package if p in got], say(
+            "order {got}: newest read first is {package}", got=got, package=f"{package[:8]}"
+        )
         assert got, say("nothing restored, though the newest file the agent read is unchanged on disk")
 
     def not_a_changed_file():
@@ -111,7 +124,9 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
             changed.read_text(encoding="utf-8") + "\n# changed by someone else\n", encoding="utf-8"
         )
         got = _restored_paths(run(messages, folder), reads_of(messages), "after a change on disk")
-        assert newest not in got, f"{newest} changed on disk after the agent read it, and was restored anyway"
+        assert newest not in got, say(
+            "{newest} changed on disk after the agent read it, and was restored anyway", newest=newest
+        )
 
     def not_a_deleted_file():
         messages, folder = restore_session()
@@ -121,25 +136,34 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
             got = _restored_paths(run(messages, folder), reads_of(messages), "after a deletion")
         except FileNotFoundError as exc:
             raise AssertionError(
-                f"{newest} was deleted after the agent read it, and restoring raised {exc!r}; skip it"
+                say(
+                    "{newest} was deleted after the agent read it, and restoring raised {exc}; skip it",
+                    newest=newest,
+                    exc=f"{exc!r}",
+                )
             ) from None
-        assert newest not in got, f"{newest} was deleted after the agent read it, and was restored anyway"
+        assert newest not in got, say(
+            "{newest} was deleted after the agent read it, and was restored anyway", newest=newest
+        )
         assert got, say("nothing restored: only the deleted file should be left out")
 
     def not_a_cleared_read():
         messages, folder = restore_session()
         cleared = micro_compact(messages, keep_recent=0, min_chars=0)  # every read is a placeholder now
         got = run(cleared, folder)
-        assert got == [], (
-            f"restored {len(got)} files from a list where micro had cleared every read: the agent's "
-            "last view of them is a placeholder, not the file"
+        assert got == [], say(
+            "restored {n} files from a list where micro had cleared every read: the agent's"
+            " last view of them is a placeholder, not the file",
+            n=f"{len(got)}",
         )
 
     def at_most_max_files():
         messages, folder = restore_session()
         for limit in (1, 2):
             got = run(messages, folder, max_files=limit)
-            assert len(got) <= limit, f"max_files={limit}: {len(got)} files restored"
+            assert len(got) <= limit, say(
+                "max_files={limit}: {n} files restored", limit=limit, n=f"{len(got)}"
+            )
             want = _restored_paths(
                 restore_files(
                     messages, folder, max_files=limit, max_total_tokens=10**6, max_tokens_per_file=10**6
@@ -147,8 +171,11 @@ def check_restore(fn: Callable[..., list]) -> CheckReport:
                 reads_of(messages),
                 "package",
             )
-            assert len(got) == len(want), (
-                f"max_files={limit}: {len(got)} files restored, the package restores {len(want)}"
+            assert len(got) == len(want), say(
+                "max_files={limit}: {n} files restored, the package restores {n1}",
+                limit=limit,
+                n=f"{len(got)}",
+                n1=f"{len(want)}",
             )
 
     return run_cases(
@@ -183,7 +210,7 @@ BUDGETS = {
     "max_files 0": (SIZES, 0, 10_000),
 }
 RULE = "newest first; skip a file that would pass the total and try the next"
-RULES = {  # the rule a case is about, named in its failing row (RULE for the others)
+SPECIAL = {  # the rule a case is about, named in its failing row (RULE for the others)
     "a file that reaches the total exactly fits": "a file that reaches the total exactly still fits (<=)",
     "one token over the total is skipped": "a file one token over the total does not fit; skip it",
     "max_files counts the files chosen, not the files looked at": (
@@ -193,23 +220,45 @@ RULES = {  # the rule a case is about, named in its failing row (RULE for the ot
 }
 
 
+RULES = {name: SPECIAL.get(name, RULE) for name in BUDGETS}  # case -> its rule, every case
+
+
 def check_choose_restores(fn: Callable[..., list[str]]) -> CheckReport:
     """``fn(sizes, max_files=..., max_total_tokens=...)`` chooses the files the package's rule chooses."""
 
-    def case_for(sizes, max_files, total, rule):
+    def case_for(sizes, max_files, total, name):
         def case():
             got = fn(list(sizes), max_files=max_files, max_total_tokens=total)
             want = choose_restores(sizes, max_files=max_files, max_total_tokens=total)
             if got == want:
                 return
-            given = f"with sizes={list(sizes)}, max_files={max_files}, max_total_tokens={total:,}: "
+            given = say(
+                "with sizes={value}, max_files={max_files}, max_total_tokens={total}: ",
+                value=f"{list(sizes)}",
+                max_files=max_files,
+                total=f"{total:,}",
+            )
             used = sum(dict(sizes)[p] for p in got if p in dict(sizes))
-            assert set(got) <= set(dict(sizes)), f"{given}chose {got}: some of these are not candidates"
-            assert len(got) <= max_files, f"{given}chose {len(got)} files, over max_files"
-            assert used <= total, f"{given}chose {got}: {used:,} tokens, over the total"
-            raise AssertionError(f"{given}chose {got}, the rule chooses {want} ({rule})")
+            assert set(got) <= set(dict(sizes)), say(
+                "{given}chose {got}: some of these are not candidates", given=given, got=got
+            )
+            assert len(got) <= max_files, say(
+                "{given}chose {n} files, over max_files", given=given, n=f"{len(got)}"
+            )
+            assert used <= total, say(
+                "{given}chose {got}: {used} tokens, over the total", given=given, got=got, used=f"{used:,}"
+            )
+            raise AssertionError(
+                say(
+                    "{given}chose {got}, the rule chooses {want} ({rule})",
+                    given=given,
+                    got=got,
+                    want=want,
+                    rule=say(RULES[name]),
+                )
+            )
 
         return case
 
-    cases = [(name, case_for(*args, RULES.get(name, RULE))) for name, args in BUDGETS.items()]
+    cases = [(name, case_for(*args, name)) for name, args in BUDGETS.items()]
     return run_cases("choose_restores", cases)

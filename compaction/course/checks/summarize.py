@@ -61,7 +61,9 @@ def check_with_summary_prompt(fn: Callable[..., list[dict]]) -> CheckReport:
                 before = copy.deepcopy(messages)
                 got, want = fn(messages, focus=focus), with_summary_prompt(messages, focus=focus)
                 assert messages == before, say("the input list was changed; build a new one")
-                assert got == want, f"differs from the package on a {len(messages)}-message list"
+                assert got == want, say(
+                    "differs from the package on a {n}-message list", n=f"{len(messages)}"
+                )
 
         return case
 
@@ -70,7 +72,7 @@ def check_with_summary_prompt(fn: Callable[..., list[dict]]) -> CheckReport:
             got = fn(messages)
             validate(got)
             last = got[-1]["content"][-1]
-            assert last.get("type") == "text" and last["text"].startswith(NO_TOOLS_HEAD), (
+            assert last.get("type") == "text" and last["text"].startswith(NO_TOOLS_HEAD), say(
                 "the last block must be the summary prompt, starting with NO_TOOLS_HEAD"
             )
 
@@ -90,20 +92,38 @@ def check_strip_analysis(fn: Callable[[str], str]) -> CheckReport:
     def case_for(answer):
         def case():
             got, want = fn(answer), strip_analysis(answer)
-            given = f"for the answer {answer!r}: "
-            assert isinstance(got, str), f"{given}returned {type(got).__name__}, expected a string"
+            given = say("for the answer {answer}: ", answer=f"{answer!r}")
+            assert isinstance(got, str), say(
+                "{given}returned {kind}, expected a string", given=given, kind=f"{type(got).__name__}"
+            )
             if got == want:
                 return
             if "<analysis>" in got:
                 where = got.index("<analysis>")
                 raise AssertionError(
-                    f"{given}an <analysis> part is left at character {where}: {got[where : where + 40]!r}"
+                    say(
+                        "{given}an <analysis> part is left at character {where}: {got}",
+                        given=given,
+                        where=where,
+                        got=f"{got[where : where + 40]!r}",
+                    )
                 )
             if got.strip() != got:
                 raise AssertionError(
-                    f"{given}surrounding whitespace is left: {got[:30]!r}...; strip the result"
+                    say(
+                        "{given}surrounding whitespace is left: {got}...; strip the result",
+                        given=given,
+                        got=f"{got[:30]!r}",
+                    )
                 )
-            raise AssertionError(f"{given}got {got[:60]!r}, expected {want[:60]!r}")
+            raise AssertionError(
+                say(
+                    "{given}got {got}, expected {want}",
+                    given=given,
+                    got=f"{got[:60]!r}",
+                    want=f"{want[:60]!r}",
+                )
+            )
 
         return case
 
@@ -153,12 +173,22 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
             got, want = _outcome(fn, content), _outcome(summary_from_blocks, content)
             if got == want:
                 return
-            given = f"for the content {content!r}: "
+            given = say("for the content {content}: ", content=f"{content!r}")
             if want == "SummaryFailed":
-                raise AssertionError(f"{given}must raise SummaryFailed, but returned {got[:60]!r}")
+                raise AssertionError(
+                    say(
+                        "{given}must raise SummaryFailed, but returned {got}",
+                        given=given,
+                        got=f"{got[:60]!r}",
+                    )
+                )
             if got == "SummaryFailed":
                 raise AssertionError(
-                    f"{given}raised SummaryFailed, but the answer holds a summary: {want[:60]!r}"
+                    say(
+                        "{given}raised SummaryFailed, but the answer holds a summary: {want}",
+                        given=given,
+                        want=f"{want[:60]!r}",
+                    )
                 )
             joined = "".join(b.get("text", "") for b in content if b.get("type") == "text")
             if (
@@ -167,10 +197,23 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
                 and (" ".join(got.split()) == " ".join(want.split()))
             ):
                 raise AssertionError(
-                    f"{given}got {got[:70]!r}, expected {want[:70]!r}: the text blocks are consecutive "
-                    f"pieces of one answer, so join them with nothing between them ({joined[:50]!r}...)"
+                    say(
+                        "{given}got {got}, expected {want}: the text blocks are consecutive pieces of"
+                        " one answer, so join them with nothing between them ({joined}...)",
+                        given=given,
+                        got=f"{got[:70]!r}",
+                        want=f"{want[:70]!r}",
+                        joined=f"{joined[:50]!r}",
+                    )
                 )
-            raise AssertionError(f"{given}got {got[:70]!r}, expected {want[:70]!r}")
+            raise AssertionError(
+                say(
+                    "{given}got {got}, expected {want}",
+                    given=given,
+                    got=f"{got[:70]!r}",
+                    want=f"{want[:70]!r}",
+                )
+            )
 
         return case
 
@@ -246,7 +289,9 @@ class LayerRuns:
             self.runs[name] = (messages, before, got, watching)
         messages, before, got, watching = self.runs[name]
         if isinstance(got, Exception):
-            raise AssertionError(f"{name}: raised {type(got).__name__}: {got}")
+            raise AssertionError(
+                say("{name}: raised {kind}: {got}", name=name, kind=f"{type(got).__name__}", got=got)
+            )
         return messages, before, got, watching
 
 
@@ -263,46 +308,58 @@ def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
         return case
 
     def untouched(name, messages, before, got, watching):
-        assert messages == before, f"{name}: the input list was changed; build a new list instead"
+        assert messages == before, say(
+            "{name}: the input list was changed; build a new list instead", name=name
+        )
 
     def transcript_first(name, messages, before, got, watching):
         saved = watching.saved()
-        assert saved, (
-            f"{name}: no file in transcript_dir reads back as the {len(messages)} messages "
-            "(one JSON object per line, in order)"
+        assert saved, say(
+            "{name}: no file in transcript_dir reads back as the {n} messages (one JSON"
+            " object per line, in order)",
+            name=name,
+            n=f"{len(messages)}",
         )
-        assert watching.calls, f"{name}: the model was never asked for a summary"
-        assert watching.calls[0][1], (
-            f"{name}: the summary was asked for before the transcript was on disk; write it first"
+        assert watching.calls, say("{name}: the model was never asked for a summary", name=name)
+        assert watching.calls[0][1], say(
+            "{name}: the summary was asked for before the transcript was on disk; write it first", name=name
         )
 
     def asks_properly(name, messages, before, got, watching):
         request = watching.calls[0][0]["messages"] if watching.calls else []
-        assert request, f"{name}: the model was never asked for a summary"
+        assert request, say("{name}: the model was never asked for a summary", name=name)
         try:
             validate(request)
         except InvalidConversation as exc:
-            raise AssertionError(f"{name}: the summary request breaks the strict form: {exc}") from None
+            raise AssertionError(
+                say("{name}: the summary request breaks the strict form: {exc}", name=name, exc=exc)
+            ) from None
         last = request[-1]["content"][-1] if isinstance(request[-1]["content"], list) else {}
-        assert last.get("type") == "text" and last.get("text", "").startswith(NO_TOOLS_HEAD), (
-            f"{name}: the request's last block must be the summary prompt, starting {NO_TOOLS_HEAD[:20]!r}"
+        assert last.get("type") == "text" and last.get("text", "").startswith(NO_TOOLS_HEAD), say(
+            "{name}: the request's last block must be the summary prompt, starting {NO_TOOLS_HEAD}",
+            name=name,
+            NO_TOOLS_HEAD=f"{NO_TOOLS_HEAD[:20]!r}",
         )
-        assert request[: len(messages) - 1] == messages[: len(messages) - 1], (
-            f"{name}: the request must carry the whole history, unchanged, before the prompt"
+        assert request[: len(messages) - 1] == messages[: len(messages) - 1], say(
+            "{name}: the request must carry the whole history, unchanged, before the prompt", name=name
         )
 
     def one_user_message(name, messages, before, got, watching):
-        assert isinstance(got, list) and len(got) == 1, (
-            f"{name}: expected a list of ONE message, got {type(got).__name__} of length "
-            f"{len(got) if isinstance(got, list) else '-'}"
+        assert isinstance(got, list) and len(got) == 1, say(
+            "{name}: expected a list of ONE message, got {kind} of length {value}",
+            name=name,
+            kind=f"{type(got).__name__}",
+            value=f"{len(got) if isinstance(got, list) else '-'}",
         )
-        assert isinstance(got[0], dict) and got[0].get("role") == "user", (
-            f"{name}: the message must be a user message"
+        assert isinstance(got[0], dict) and got[0].get("role") == "user", say(
+            "{name}: the message must be a user message", name=name
         )
         try:
             validate(got)
         except InvalidConversation as exc:
-            raise AssertionError(f"{name}: the new list breaks the strict form: {exc}") from None
+            raise AssertionError(
+                say("{name}: the new list breaks the strict form: {exc}", name=name, exc=exc)
+            ) from None
 
     def opening(name, got) -> str:
         one_user_message(name, None, None, got, None)
@@ -311,15 +368,17 @@ def check_summary_layer(fn: Callable[..., list[dict]]) -> CheckReport:
     def holds_summary(name, messages, before, got, watching):
         said = watching.calls[-1][2] if watching.calls else ""
         summary, shown = extract_summary(said), opening(name, got)
-        assert summary in shown, f"{name}: the text inside the answer's <summary> tags is not in the message"
-        assert "<analysis>" not in shown, (
-            f"{name}: the answer's <analysis> reached the new list; keep only the summary"
+        assert summary in shown, say(
+            "{name}: the text inside the answer's <summary> tags is not in the message", name=name
+        )
+        assert "<analysis>" not in shown, say(
+            "{name}: the answer's <analysis> reached the new list; keep only the summary", name=name
         )
 
     def names_transcript(name, messages, before, got, watching):
         saved, shown = watching.saved(), opening(name, got)
-        assert saved and any(path.name in shown for path in saved), (
-            f"{name}: the message must name the transcript file, so the model can read it later"
+        assert saved and any(path.name in shown for path in saved), say(
+            "{name}: the message must name the transcript file, so the model can read it later", name=name
         )
 
     return run_cases(

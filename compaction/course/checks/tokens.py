@@ -22,6 +22,7 @@ from compaction.core.messages import is_tool_result_message
 from compaction.core.tokens import TokenCounter, usage_input_tokens
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
+from compaction.presentation.language import say
 
 
 def anchored_count_reference(messages: list, sent: list, sent_tokens: int, method: str = "chars") -> int:
@@ -39,9 +40,16 @@ def limit_for_reference(window: int, max_output: int, underestimate_pct: int) ->
 def _anchored(fn: Callable, messages: list, sent: list, tokens: int, method: str, what: str) -> None:
     want = anchored_count_reference(messages, sent, tokens, method)
     got = fn(copy.deepcopy(messages), copy.deepcopy(sent), tokens, method)
-    assert got == want, (
-        f"{what} ({len(sent)} messages sent, API counted {tokens:,}; {len(messages)} now, "
-        f"method={method!r}): expected {want:,}, got {got!r}"
+    assert got == want, say(
+        "{what} ({n} messages sent, API counted {tokens}; {n1} now, method={method}):"
+        " expected {want}, got {got}",
+        what=what,
+        n=f"{len(sent)}",
+        tokens=f"{tokens:,}",
+        n1=f"{len(messages)}",
+        method=f"{method!r}",
+        want=f"{want:,}",
+        got=f"{got!r}",
     )
 
 
@@ -106,26 +114,44 @@ def cache_read_share_reference(usage: object) -> float:
 
 def _share(fn: Callable, usage: object, what: str) -> None:
     want = cache_read_share_reference(usage)
-    kind = "a dict" if isinstance(usage, dict) else "the SDK's Usage object (read fields as attributes)"
+    kind = (
+        say("a dict")
+        if isinstance(usage, dict)
+        else say("the SDK's Usage object (read fields as attributes)")
+    )
     try:
         got = fn(usage)
     except ZeroDivisionError as exc:
-        raise AssertionError(f"{what}: a request of 0 input tokens read nothing from the cache: 0.0") from exc
+        raise AssertionError(
+            say("{what}: a request of 0 input tokens read nothing from the cache: 0.0", what=what)
+        ) from exc
     except (AttributeError, KeyError, TypeError) as exc:  # the usual mistakes: one shape only, None added
         raise AssertionError(
-            f"{what}: the usage is {kind}, and your function raised {type(exc).__name__}: {exc}; "
-            "a cache field may be missing or None, which counts as 0"
+            say(
+                "{what}: the usage is {kind}, and your function raised {error}: {exc}; a cache"
+                " field may be missing or None, which counts as 0",
+                what=what,
+                kind=kind,
+                error=f"{type(exc).__name__}",
+                exc=exc,
+            )
         ) from exc
     if isinstance(got, (int, float)) and math.isclose(got, want, abs_tol=1e-9):
         return
     hint = ""
     if isinstance(got, (int, float)) and _input_only(usage, got):
-        hint = "; divide by all the input tokens of the request, not by `input_tokens` alone"
+        hint = say("; divide by all the input tokens of the request, not by `input_tokens` alone")
     elif isinstance(got, (int, float)) and got > 1:
-        hint = "; a share is between 0 and 1, not a percentage"
+        hint = say("; a share is between 0 and 1, not a percentage")
     raise AssertionError(
-        f"{what}: expected {want:.4f} (cache reads / all input tokens, where all = input + cache writes + "
-        f"cache reads), got {got!r}{hint}"
+        say(
+            "{what}: expected {want} (cache reads / all input tokens, where all = input +"
+            " cache writes + cache reads), got {got}{hint}",
+            what=what,
+            want=f"{want:.4f}",
+            got=f"{got!r}",
+            hint=hint,
+        )
     )
 
 
@@ -154,13 +180,18 @@ def _limit(fn: Callable, window: int, max_output: int, pct: int) -> None:
     got = fn(window, max_output, pct)
     room = window - max_output
     where = f"window={window:,}, max_output={max_output:,}, underestimate_pct={pct}"
-    assert isinstance(got, int), f"{where}: return an int, got {type(got).__name__} {got!r}"
+    assert isinstance(got, int), say(
+        "{where}: return an int, got {kind} {got}", where=where, kind=f"{type(got).__name__}", got=f"{got!r}"
+    )
     if room <= 0:
-        assert got == 0, f"{where}: no room at all, expected 0, got {got:,}"
+        assert got == 0, say("{where}: no room at all, expected 0, got {got}", where=where, got=f"{got:,}")
         return
-    assert got * (100 + pct) <= room * 100, (
-        f"{where}: an estimate of {got:,} can really be {got * (100 + pct) / 100:,.2f} tokens, "
-        f"more than the {room:,} that fit"
+    assert got * (100 + pct) <= room * 100, say(
+        "{where}: an estimate of {got} can really be {value} tokens, more than the {room} that fit",
+        where=where,
+        got=f"{got:,}",
+        value=f"{got * (100 + pct) / 100:,.2f}",
+        room=f"{room:,}",
     )
     if (got + 1) * (100 + pct) <= room * 100:
         as_float = room / (1 + pct / 100)
