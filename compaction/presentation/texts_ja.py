@@ -672,9 +672,6 @@ TEXTS: dict[str, str] = {
         "もう少しです: チェックはすべて合格していますが、{errors} 個のセルがエラーになりました。"
         "埋めてください"
     ),
-    "no check report passes yet: fill in the exercises and run their check cells": (
-        "合格したチェック結果はまだありません: 演習の答えを書き、チェックのセルを実行してください"
-    ),
     "not yet: {failing} of {total} check reports fail": (
         "まだです: {total} 件のチェック結果のうち {failing} 件が不合格です"
     ),

@@ -268,8 +268,8 @@ def reports_notebook(*reports: str) -> nbformat.NotebookNode:
     [
         (
             ["FAIL a: 0/2 checks passed", "FAIL b: 0/1 checks passed"],
-            "no check report passes yet: fill in the exercises and run their check cells",
-            "合格したチェック結果はまだありません",
+            "not yet: 2 of 2 check reports fail",
+            "まだです: 2 件のチェック結果のうち 2 件が不合格です",
         ),
         (
             ["PASS a: 2/2 checks passed", "FAIL b: 0/1 checks passed"],
