@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from fake_summarizer import FakeClient
 
+from compaction.core.actions import changes
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.core.tokens import count_text
 from compaction.layers.ledger import (
     LEDGER_HEAD,
     ResultMemory,
     command_entry,
-    file_changes,
     is_ledger,
     ledger_entries,
     ledger_text,
@@ -147,12 +147,12 @@ def test_a_command_entry_says_its_outcome(output, is_error, expected):
 
 
 def test_an_edit_shows_its_changed_lines_whole():
-    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\nc\nd\n"}) == [
+    assert changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\nc\nd\n"}) == [
         "edited: + `c`",
         "edited: + `d`",
     ]
-    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited: - `b`"]
-    assert file_changes("read_file", {"path": "x"}) == ["read"]
+    assert changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited: - `b`"]
+    assert changes("read_file", {"path": "x"}) == ["read"]
 
 
 def test_entries_keep_the_order_of_the_history():

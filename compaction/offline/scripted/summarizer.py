@@ -32,12 +32,20 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping
 
+from compaction.core.actions import file_actions, shell_command
 from compaction.core.messages import blocks, text_of
-from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
+from compaction.core.outcomes import command_entry, errors_and_fixes, tool_calls
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
 from compaction.offline.scripted import plan, state
 from compaction.offline.scripted.extract import neutral, short
+from compaction.offline.scripted.kept import (
+    REQUEST_FLOOR,
+    changed_files,
+    compact_files,
+    parse_files,
+    request_lines,
+)
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 MAX_SUMMARY_TOKENS = 4_000
@@ -186,14 +194,30 @@ def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict
 
     Within a section the lines are already ranked (best first) except where order carries meaning
     (Files: a path before its sub-items); a line that does not fit is left out and the next tried.
+    Two rules come first (``compaction.offline.scripted.kept``): every file created or edited is
+    listed at any budget, and the request takes at most a quarter of the budget.
     Without ``notes``: Current Work whole (it quotes the step marker), no note for what was left out.
     """
+    files = sections.get("Files and Code Sections") or []
+    must = changed_files(files)
+    if _cost(must) > budget // 3:  # too many to list one by one: one line per kind of change
+        must = compact_files(files)
+        files = must + [ln for ln in files if ln not in must]
+    budget -= _cost(must)
     kept: dict[str, list[str]] = {}
     for name in PRIORITY:
         lines, out, skipped = sections.get(name) or [], [], False
+        if name == "Files and Code Sections":
+            lines = files
+        if name == "Primary Request and Intent":
+            room = min(budget, max(REQUEST_FLOOR, budget // 4))
+            chosen = request_lines(lines, room, lambda line: count_text(line, "tiktoken") + 1)
+            skipped, lines = len(chosen) < len(lines), chosen
         for line in lines:
             cost = count_text(line, "tiktoken") + 1
-            if cost <= budget or (not notes and name == "Current Work"):
+            if line in must and name == "Files and Code Sections":
+                out.append(line)
+            elif cost <= budget or (not notes and name == "Current Work"):
                 out.append(line)
                 budget -= cost
             else:
@@ -202,6 +226,10 @@ def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict
             out = [ln for k, ln in enumerate(out) if not ln.endswith(":") or _has_items(out, k)]
         kept[name] = ((out + [LEFT_OUT] if skipped else out) or [EMPTY[name]]) if notes else out
     return kept
+
+
+def _cost(lines: list[str]) -> int:
+    return sum(count_text(line, "tiktoken") + 1 for line in lines)
 
 
 def _has_items(lines: list[str], k: int) -> bool:
@@ -252,28 +280,22 @@ def _commands(calls: list) -> list[str]:
     """Each command with its outcome, the newest first (the latest state matters most)."""
     out = []
     for _, name, args, result in calls:
-        if name == "bash" and isinstance(args.get("command"), str):
+        command = shell_command(name, args)
+        if command is not None:
             body = text_of(result.get("content")) if result else ""
-            entry, _ = command_entry(
-                " ".join(args["command"].split()), body, bool(result and result.get("is_error"))
-            )
+            entry, _ = command_entry(" ".join(command.split()), body, bool(result and result.get("is_error")))
             out.append(neutral(entry))
     return list(dict.fromkeys(reversed(out)))  # newest first, each command line once
 
 
 def _merge_files(previous: list[str], calls: list) -> list[str]:
     """One entry per path, its changes as sub-items (edits before reads): earlier summaries' first."""
-    merged: dict[str, list[str]] = {}  # path -> what was done to it, in order
-    path = None
-    for line in previous:
-        if line.startswith("- ") and line.endswith(":"):
-            path = line[2:-1]
-            merged.setdefault(path, [])
-        elif line.startswith("  - ") and path is not None:
-            merged[path].append(line[4:])
+    merged = parse_files(previous)  # path -> what was done to it, in order
     for _, name, args, result in calls:
-        if isinstance(args.get("path"), str) and not (result and result.get("is_error")):
-            merged.setdefault(args["path"], []).extend(neutral(c) for c in file_changes(name, args))
+        if result and result.get("is_error"):
+            continue
+        for path, change in file_actions(name, args, text_of(result.get("content")) if result else ""):
+            merged.setdefault(path, []).append(neutral(change))
     changed = [p for p, actions in merged.items() if any(a != "read" for a in actions)]
     lines = []
     for path in changed + [p for p in merged if p not in changed]:
