@@ -35,6 +35,9 @@ _ERROR_LINE = re.compile(
     r"^\s*(?:E\s+)?(?:[\w.]*(?:Error|Exception)\b|error:|fatal:|Traceback\b)|^\s*-?\s*[EF]\d{3} "
 )  # an exception, error: or fatal:, a traceback, a linter's E999/F821 line
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
+_LOOKS = re.compile(
+    r"\s*(?:cd \S+ && )?(?:cat|head|tail|less|nl|ls|find|grep|rg|git (?:status|diff|log|show))\b(?![^|]*>)"
+)
 _SEARCHES = re.compile(
     r"(?:^|[|;&]\s*|\s)(?:grep|egrep|fgrep|rg|diff|cmp|test)\b[^|;&]*$"
 )  # exit 1: not found
@@ -186,6 +189,8 @@ def errors_and_fixes(calls: Sequence[tuple[int, str, dict, dict | None]], max_fi
 
     A file changed after a failure is part of its fix when the same command passes later, or when the
     command or its output names the file (a traceback's ``File "x.py"``); other changes are other work.
+    A failed command that never passes again gets the command the agent ran next, when that is not a
+    look around (``pip install -e .`` after ``No module named ...``).
     """
     steps = []  # (command or None, failed, output, file actions) per call
     for _, name, args, result in calls:
@@ -205,7 +210,11 @@ def errors_and_fixes(calls: Sequence[tuple[int, str, dict, dict | None]], max_fi
         if command is not None and bad:
             problems = "; ".join(failures(body(output))) or first_problem(output)
             out.append(f"- `{cut(command, 80)}` failed{counts_note(output)}: {problems}")
-            open_errors[command] = (len(out) - 1, passes.get(command, -1) > k, f"{command}\n{output}")
+            closes = passes.get(command, -1) > k
+            after = steps[k + 1][0] if k + 1 < len(steps) else None
+            if not closes and after is not None and after != command and not _LOOKS.match(after):
+                out[-1] += f"; next `{cut(after, 80)}`"
+            open_errors[command] = (len(out) - 1, closes, f"{command}\n{output}")
             continue
         if command is not None and command in open_errors:
             i, _, _ = open_errors.pop(command)

@@ -94,12 +94,17 @@ def _carried_reads(entries: list[Entry]) -> list[str]:
 def ledger_text(
     messages: Sequence[Mapping[str, Any]], *, max_tokens: int = MAX_TOKENS, shown: str = ""
 ) -> str:
-    """The ledger of ``messages``, at most ``max_tokens``; instructions already in ``shown`` left out."""
-    shown_flat = " ".join(shown.split()).lower()
+    """The ledger of ``messages``, at most ``max_tokens``; instructions ``shown`` quotes whole left out.
+
+    An instruction is left out only when ``shown`` (the summary) quotes the whole message it came
+    from: a summary that cut a long request may cut it again in the next summary, and the ledger,
+    carried from one summary to the next, is then where the instruction survives.
+    """
+    quoted = _quoted_instructions(messages, " ".join(shown.split()).lower())
     entries = [
         e
         for e in ledger_entries(messages)
-        if not (e.section == "User instructions" and " ".join(e.text[2:].split()).lower() in shown_flat)
+        if not (e.section == "User instructions" and " ".join(e.text[2:].split()).lower() in quoted)
     ]
     kept = list(entries)
     # lowest priority first, oldest first within a priority
@@ -121,6 +126,20 @@ def ledger_text(
     left_out = f"; {len(dropped)} older entries left out to stay under {max_tokens:,}" if dropped else ""
     head = f"{LEDGER_HEAD} {len(kept)} entries, about {total:,} tokens{left_out}]"
     return "\n".join([head, *lines])
+
+
+def _quoted_instructions(messages: Sequence[Mapping[str, Any]], shown: str) -> set[str]:
+    """The instructions (normalized) of the user messages ``shown`` (normalized) quotes whole."""
+    out: set[str] = set()
+    for message in messages:
+        said = " ".join(
+            str(b.get("text", ""))
+            for b in blocks(message)
+            if message.get("role") == "user" and b.get("type") == "text"
+        )
+        if said.strip() and " ".join(said.split()).lower() in shown:
+            out |= {" ".join(s.split()).lower() for s in user_instructions([message])}
+    return out
 
 
 def is_ledger(value: Any) -> bool:

@@ -123,8 +123,14 @@ def test_a_ledger_in_the_history_is_carried_over():
     assert "- files read: notes.md" in second
 
 
-def test_instructions_the_summary_already_shows_are_not_repeated():
-    assert "User instructions:" not in ledger_text(history(), shown="... Never touch   the tests. ...")
+def test_instructions_the_summary_quotes_with_their_whole_message_are_not_repeated():
+    whole = "1. Primary Request:\nWrite calc.py with add(a, b).  Never touch   the tests.\n2. ..."
+    assert "User instructions:" not in ledger_text(history(), shown=whole)
+
+
+def test_an_instruction_whose_message_the_summary_cut_stays_in_the_ledger():
+    """A summary that quotes part of a long request may cut that part next time: the ledger carries it."""
+    assert "- Never touch the tests." in ledger_text(history(), shown="... Never touch the tests. ...")
 
 
 @pytest.mark.parametrize(

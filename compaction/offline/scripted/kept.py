@@ -8,23 +8,19 @@ Two rules ``summarizer.fit`` applies before it fills the sections by priority:
   sixty scratch scripts), ``compact_files`` lists the paths on one line per kind of change
   (``- created: a.py, b.py``), which the next summary reads back (``parse_files``).
 - **A long request is cut to its share.** The user's first message may take a quarter of the
-  budget (``REQUEST_FLOOR`` tokens at least); ``request_lines`` keeps its opening lines (what the task
-  is), then the lines that instruct (``must``, ``do not``, ``only``, ``exact`` ...) with the lines
-  they introduce, then the rest in order, and shows them in the message's order.
+  budget (``REQUEST_FLOOR`` tokens at least), its lines in order: what the task is comes first. Its
+  instructions are not lost with the rest: the state ledger lists them, and carries them from one
+  summary to the next, whenever the summary does not quote their message whole
+  (``compaction.layers.ledger``).
 Deliberately left out: telling a scratch script from a deliverable (both are files created).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 REQUEST_FLOOR = 200  # tokens the request may always take; beyond it at most a quarter of the budget
-OPENING = 0.4  # share of the request's room for its opening lines
 KINDS = ("created", "edited", "appended", "reverted", "deleted", "moved")
-_INSTRUCTS = re.compile(
-    r"\b(must|never|do not|don't|only|always|exact\w*|required?|important|critical|should|avoid)\b", re.I
-)
 _COMPACT = re.compile(r"^- (" + "|".join(KINDS) + r"): (.+)$")
 
 
@@ -76,25 +72,3 @@ def parse_files(lines: list[str]) -> dict[str, list[str]]:
         elif line.startswith("  - ") and path is not None:
             merged[path].append(line[4:])
     return merged
-
-
-def request_lines(lines: list[str], room: int, cost: Callable[[str], int]) -> list[str]:
-    """The request's lines that fit ``room`` tokens: opening lines, then instructions, then the rest."""
-    chosen: set[int] = set()
-    left = room
-    opening = int(room * OPENING)
-    for k, line in enumerate(lines):  # the opening: what the task is
-        if cost(line) > opening:
-            break
-        chosen.add(k)
-        opening -= cost(line)
-        left -= cost(line)
-    instructing = [k for k, ln in enumerate(lines) if _INSTRUCTS.search(ln)]
-    # a line ending in ":" introduces what follows it (a command in a code block, a list): 4 lines of it
-    follows = [j for k in instructing if lines[k].rstrip().endswith(":") for j in range(k + 1, k + 5)]
-    follows = [j for j in follows if j < len(lines)]
-    for k in [*sorted(set(instructing) | set(follows)), *range(len(lines))]:
-        if k not in chosen and cost(lines[k]) <= left:
-            chosen.add(k)
-            left -= cost(lines[k])
-    return [lines[k] for k in sorted(chosen)]

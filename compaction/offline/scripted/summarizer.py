@@ -5,10 +5,13 @@ A request is a summary request when its last user message ends with a text block
 ``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, each filled from what the
 conversation holds, deterministically, by copying and never by paraphrasing:
 
-1. the user's first message, word for word;
-2. the commands run, each with its outcome (exit status, pass/fail counts, failures, or output);
-3. every file created, edited (its changed lines, whole) or read, from the tool calls' inputs;
-4. every failed call with its first error line, the files edited after it, the run that passed;
+1. the user's first message, word for word (a long one cut to a quarter of the budget);
+2. the shell commands run, whatever the agent's tool is called, each with its outcome (exit
+   status, pass/fail counts, failures, or output);
+3. every file created, edited (its changed lines, whole), removed or read, from any agent's calls
+   (a file tool's input or a shell command: ``compaction.core.actions``);
+4. every failed call (a non-zero exit, a traceback, a refused edit) with its error line, the files
+   changed to fix it, the run that passed;
 5. the agent's own sentences, whole: one that states a cause, a fix, a value or a choice before
    one that narrates, a rarer sentence before a repeated one;
 6. every user message, word for word; 7-9. the scripted plan's pending items, the current work
@@ -20,7 +23,8 @@ the request's ``max_tokens`` and ``limit``, the room the window leaves (at most
 ``MAX_SUMMARY_TOKENS``). The server's own choice, where a real model would simply be cut at the
 window (stop reason "model_context_window_exceeded"): an answer that would not fit is shortened to
 fit, the analysis first, then items in the reverse of ``PRIORITY``, the lowest-ranked first; every
-section keeps its heading, and a section left short says so. Sentences are never cut.
+section keeps its heading, and a section left short says so. Sentences are never cut. Files
+created or edited are listed at any budget (``compaction.offline.scripted.kept``).
 It is not a model: it cannot tell which finding matters, merge two sentences, or say why in its
 own words; a real model's summary can.
 """
@@ -44,7 +48,6 @@ from compaction.offline.scripted.kept import (
     changed_files,
     compact_files,
     parse_files,
-    request_lines,
 )
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
@@ -209,17 +212,17 @@ def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict
         lines, out, skipped = sections.get(name) or [], [], False
         if name == "Files and Code Sections":
             lines = files
-        if name == "Primary Request and Intent":
-            room = min(budget, max(REQUEST_FLOOR, budget // 4))
-            chosen = request_lines(lines, room, lambda line: count_text(line, "tiktoken") + 1)
-            skipped, lines = len(chosen) < len(lines), chosen
+        room = (
+            min(budget, max(REQUEST_FLOOR, budget // 4)) if name == "Primary Request and Intent" else budget
+        )
         for line in lines:
             cost = count_text(line, "tiktoken") + 1
             if line in must and name == "Files and Code Sections":
                 out.append(line)
-            elif cost <= budget or (not notes and name == "Current Work"):
+            elif cost <= room or (not notes and name == "Current Work"):
                 out.append(line)
                 budget -= cost
+                room -= cost
             else:
                 skipped = True
         if name == "Files and Code Sections":
