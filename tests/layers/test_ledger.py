@@ -225,3 +225,48 @@ def test_micro_keep_used_reaches_micro_compact():
     assert layer.apply(history(), None) == micro_compact(history(), keep_recent=0, min_chars=10, keep_used=2)
     with pytest.raises(ValueError, match="keep_used"):
         Micro(keep_used=-1)
+
+
+MINI = "<returncode>{code}</returncode>\n<output>\n{text}\n</output>"
+REPRO = "cat > repro.py << 'EOF'\nfrom calc import add\nprint(add(2, 2))\nEOF"
+TRACE = 'Traceback (most recent call last):\n  File "calc.py", line 2\nTypeError: boom'
+
+
+def bash_only_history():
+    """A mini-swe-agent-style session: every step one bash call, the outputs wrapped in tags."""
+    calls = [
+        (REPRO, MINI.format(code=0, text="")),
+        ("python repro.py", MINI.format(code=1, text=TRACE)),
+        ("sed -i 's/a + b + 1/a + b/' calc.py", MINI.format(code=0, text="")),
+        ("python repro.py", MINI.format(code=0, text="4")),
+        ("git diff calc.py > patch.txt", MINI.format(code=0, text="")),
+    ]  # fmt: skip
+    messages = [{"role": "user", "content": "Fix add in calc.py. Do NOT commit your changes."}]
+    for k, (command, output) in enumerate(calls):
+        messages.append({"role": "assistant", "content": [tool_use(f"t{k}", "bash", {"command": command})]})
+        messages.append({"role": "user", "content": [tool_result(f"t{k}", output)]})
+    return messages
+
+
+def test_a_bash_only_session_fills_files_commands_and_errors():
+    ledger = ledger_text(bash_only_history())
+    assert "- repro.py: created (2 lines), starting `from calc import add`" in ledger
+    assert "- calc.py: edited: sed `s/a + b + 1/a + b/`" in ledger
+    assert "- patch.txt: written by `git diff calc.py`" in ledger
+    assert (
+        "- `python repro.py` failed: TypeError: boom; edited calc.py; then `python repro.py` passed" in ledger
+    )
+    assert "- `python repro.py` -> 4" in ledger  # the wrapping tags are gone
+    assert "<returncode>" not in ledger and "exit 0" not in ledger
+    assert "- Do NOT commit your changes." in ledger
+
+
+def test_a_file_written_again_is_listed_once_as_it_was_last_written():
+    history = bash_only_history()
+    again = "cat > repro.py << 'EOF'\nfrom calc import add, sub\nEOF"
+    history += [
+        {"role": "assistant", "content": [tool_use("t9", "bash", {"command": again})]},
+        {"role": "user", "content": [tool_result("t9", MINI.format(code=0, text=""))]},
+    ]
+    files = [line for line in ledger_text(history).splitlines() if line.startswith("- repro.py:")]
+    assert files == ["- repro.py: created (1 lines), starting `from calc import add, sub`"]
