@@ -383,3 +383,12 @@ def test_a_long_first_message_is_cut_to_its_share_and_the_findings_stay():
     assert asked[0] == "Fix add in calc.py." and asked[-1].startswith("- (more left out")
     assert count_text("\n".join(asked), "tiktoken") <= 800 // 4 + 40
     assert sections["Errors and Fixes"][0].startswith("- `python repro.py` failed: TypeError")
+
+
+def test_the_files_listed_at_any_budget_never_push_the_answer_over_its_limit():
+    messages = bash_only(scripts=60)
+    for limit in (150, 200, SMALLEST):
+        answer = summarize(request(messages), max_tokens=SMALLEST, limit=limit)
+        assert count_text(answer, "tiktoken") <= limit
+    files = previous_sections(summarize(request(messages), max_tokens=SMALLEST))["Files and Code Sections"]
+    assert files[0].startswith("- created: repro.py, probe_0.py") and files[0].endswith(" more)")

@@ -47,6 +47,7 @@ from compaction.offline.scripted.kept import (
     REQUEST_FLOOR,
     changed_files,
     compact_files,
+    listed_within,
     parse_files,
 )
 
@@ -204,7 +205,7 @@ def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict
     files = sections.get("Files and Code Sections") or []
     must = changed_files(files)
     if _cost(must) > budget // 3:  # too many to list one by one: one line per kind of change
-        must = compact_files(files)
+        must = listed_within(compact_files(files), budget, lambda line: count_text(line, "tiktoken") + 1)
         files = must + [ln for ln in files if ln not in must]
     budget -= _cost(must)
     kept: dict[str, list[str]] = {}
