@@ -18,7 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compaction.core.actions import cut, edit_refused, file_actions, path_of, shell_command
+from compaction.core.actions import edit_refused, file_actions, path_of, shell_command
+from compaction.core.changes import cut
 from compaction.core.messages import blocks, text_of
 from compaction.core.used import LaterUse
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.core.actions import changes, edit_refused, file_actions, shell_actions, shell_command
+from compaction.core.actions import changes, edit_refused, file_actions, shell_command
+from compaction.core.shell import shell_actions
 
 HEREDOC = "cat > repro.py << 'EOF'\nimport sqlfluff\nprint(sqlfluff.fix('SELECT 1'))\nEOF\npython repro.py"
 PATCH = "\n".join(
