@@ -31,6 +31,9 @@ from compaction.core.shell import patch_actions, shell_actions
 PATH_KEYS = ("path", "file_path", "filename", "file", "notebook_path", "target_file")
 # Anthropic's text editor tool (view, create, str_replace, insert): ``command`` is not a shell's
 EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
+# Anthropic's memory tool (memory_20250818, chapter 18): its files are the agent's notes outside the
+# workspace, read back through the tool; they are not files of the work (nor is its ``command`` a shell's)
+MEMORY_TOOLS = ("memory",)
 _SEARCHES = re.compile(r"grep|glob|search|find|^ls$|list", re.IGNORECASE)
 _WRITE_NAMES = re.compile(r"write|create", re.IGNORECASE)
 _SHOWN_FILE = re.compile(r"^\[File: (.+?) \(\d+ lines total\)\]", re.MULTILINE)
@@ -42,6 +45,8 @@ _SWE_EDIT = re.compile(
 
 def shell_command(name: str, args: Mapping[str, Any]) -> str | None:
     """The shell command a call ran (any tool name), or None when it ran none."""
+    if name in MEMORY_TOOLS:
+        return None
     command = args.get("command", args.get("cmd"))
     if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
         if len(command) >= 3 and command[1] in ("-c", "-lc") and command[0].endswith("sh"):
@@ -69,6 +74,8 @@ def edit_refused(output: str) -> bool:
 
 def file_actions(name: str, args: Mapping[str, Any], output: str = "") -> list[tuple[str, str]]:
     """Every ``(path, change)`` one call made: from its shell command, its file input, or its output."""
+    if name in MEMORY_TOOLS:
+        return []
     command = shell_command(name, args)
     if command is not None:
         return _swe_command(command, output) or shell_actions(command, output)

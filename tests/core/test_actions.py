@@ -144,6 +144,14 @@ def test_the_shell_command_of_any_tool_and_none_for_the_text_editors_sub_command
     assert shell_command("read_file", {"path": "a.py"}) is None
 
 
+def test_the_memory_tools_notes_are_no_files_of_the_work():
+    # chapter 18: the agent's notes under /memories are read back through the tool, not listed as files
+    note = {"command": "create", "path": "/memories/task.md", "file_text": "- step 3 of 12\n"}
+    assert file_actions("memory", note) == []
+    assert shell_command("memory", {"command": "view", "path": "/memories"}) is None
+    assert file_actions("str_replace_based_edit_tool", note) != []  # the same input from the editor is a file
+
+
 def test_a_command_shlex_cannot_split_is_still_read():
     # an open quote: shlex gives up, a plain pattern still finds the redirection
     assert shell_actions("echo 'unbalanced > out.txt") == [
