@@ -1,11 +1,14 @@
-"""What a tool call did, in one line: a command's outcome, a file tool's change.
+"""What a tool call did, in one line: a command's outcome, and the errors of a session with their fixes.
 
-``command_entry`` reads a command's output the way a reader skims it: the exit status
-(``[exit code N]``), the pass/fail counts of a test runner's last summary line, each failure it
-lists (``FAILED name`` and the first error line after it), else the first error line, else a short
-output whole, else the lines of it the agent used later (``compaction.core.used``). ``file_changes``
-reads a file tool's input: read, created (with its first line), or the changed lines of an edit,
-whole. The ledger and the offline summarizer both use them, so both say the same thing.
+``command_entry`` reads a command's output the way a reader skims it: the exit status (``[exit
+code N]``, ``Exit code N``, mini-swe-agent's ``<returncode>N</returncode>``), the pass/fail counts of
+a test runner's last summary line, each failure it lists (``FAILED name`` and the first error line
+after it), else the first error line, else a short output whole, else the lines of it the agent used
+later (``compaction.core.used``). An output without an exit status failed when it shows a traceback or
+an edit the agent's tool refused (SWE-agent's syntax check); a search that found nothing (``grep``'s
+exit 1) did not. ``errors_and_fixes`` lists each failed call with the files changed after it (any
+agent's edits, ``compaction.core.actions``) and the run that passed. The ledger and the offline
+summarizer both use them, so both say the same thing.
 Deliberately left out: parsing any one runner's full report (coverage, timings, warnings).
 """
 
@@ -15,16 +18,45 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from compaction.core.actions import edit_refused, file_actions, path_of, shell_command
+from compaction.core.changes import cut
 from compaction.core.messages import blocks, text_of
 from compaction.core.used import LaterUse
 
 LINE_CHARS = 160  # a line of output or code shown in an entry, at most
 SHORT_OUTPUT = 120  # an output of at most two lines and this many characters is shown whole
 MAX_FAILURES = 8  # failures listed for one command
-_EXIT = re.compile(r"\[exit code (-?\d+)\]|\bexit (?:code|status)[: ]+(-?\d+)", re.IGNORECASE)
+_EXIT = re.compile(
+    r"\[exit code (-?\d+)\]|\bexit (?:code|status)[: ]+(-?\d+)|<returncode>(-?\d+)</returncode>",
+    re.IGNORECASE,
+)
 _COUNT = re.compile(r"\b(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 _FAIL_HEAD = re.compile(r"^(?:FAILED|ERROR)[: ]+(.+)$")
-_ERROR_LINE = re.compile(r"^\s*(?:E\s+)?(?:[\w.]*(?:Error|Exception)\b|error:|fatal:|Traceback\b)")
+_ERROR_LINE = re.compile(
+    r"^\s*(?:E\s+)?(?:[\w.]*(?:Error|Exception)\b|error:|fatal:|Traceback\b)|^\s*-?\s*[EF]\d{3} "
+)  # an exception, error: or fatal:, a traceback, a linter's E999/F821 line
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
+_LOOKS = re.compile(
+    r"\s*(?:cd \S+ && )?(?:cat|head|tail|less|nl|ls|find|grep|rg|git (?:status|diff|log|show))\b(?![^|]*>)"
+)
+_SEARCHES = re.compile(
+    r"(?:^|[|;&]\s*|\s)(?:grep|egrep|fgrep|rg|diff|cmp|test)\b[^|;&]*$"
+)  # exit 1: not found
+
+
+_TAGS = r"</?(?:output|output_head|output_tail|warning|stdout|stderr)>"  # mini-swe-agent's wrapping
+_WRAPPER = re.compile(rf"^\s*(?:{_TAGS})+\s*$|^\s*(?:{_TAGS})+|(?:{_TAGS})+\s*$")
+
+
+def body(output: str) -> str:
+    """An output without its harness's wrapping: exit status lines and lone tags (mini-swe-agent's)."""
+    lines = []
+    for line in output.splitlines():
+        line = _EXIT.sub("", line) if _EXIT.fullmatch(line.strip()) else line
+        if _WRAPPER.fullmatch(line.strip()) or not line.strip() and not lines:
+            continue
+        lines.append(_WRAPPER.sub("", line) if _WRAPPER.search(line) else line)
+    return "\n".join(lines)
 
 
 def command_entry(
@@ -32,10 +64,15 @@ def command_entry(
 ) -> tuple[str, bool]:
     """One command's line: ``- `cmd` -> exit N; counts; failures, or its output``, and whether it failed."""
     status = exit_status(output, is_error)
+    output = body(output)
     counts = _COUNT.findall(_last_count_line(output))
     listed = failures(output)
-    bad = bool(status) or any(kind in ("failed", "error", "errors") and int(n) for n, kind in counts)
-    parts = [f"exit {status}"] if status is not None else (["failed"] if bad and not counts else [])
+    bad = failed(command, output, status) or any(
+        kind in ("failed", "error", "errors") and int(n) for n, kind in counts
+    )
+    parts = [f"exit {status}"] if status else (["failed"] if bad and not counts else [])
+    if status and not bad:  # grep or diff finding nothing
+        parts[-1] += " (nothing found)"
     if counts:
         parts.append(", ".join(f"{n} {kind}" for n, kind in counts))
     if listed:  # the first failure; ``errors_and_fixes`` lists them all
@@ -54,34 +91,25 @@ def command_entry(
     return f"- `{cut(command, 100)}` -> " + ("; ".join(parts) or "ok"), bad
 
 
+def failed(command: str, output: str, status: int | None) -> bool:
+    """True when a command failed: exit not 0 (a search finding nothing aside), a traceback, or a refusal."""
+    if status:
+        quiet = status in (1, 123) and _SEARCHES.search(command) and not _first_error(output)
+        return not quiet
+    return status is None and bool(_TRACEBACK.search(output) or edit_refused(output))
+
+
+def _first_error(output: str) -> str | None:
+    """The first error line; for a traceback, the exception it ends with rather than its first line."""
+    lines = [ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)]
+    return next((ln for ln in lines if not ln.startswith("Traceback")), lines[0] if lines else None)
+
+
 def command_priority(entry: str, bad: bool) -> int:
     """How long a command's entry survives: failures, counts and outputs used later, then the rest."""
     if bad or _COUNT.search(entry) or entry.endswith(" (used later)"):
         return 2
     return 0 if entry.endswith((" -> ok", " -> (no output)")) or ") used later: " in entry else 1
-
-
-def file_changes(name: str, args: Mapping[str, Any]) -> list[str]:
-    """What a file tool call did: ``read``, ``created (N lines)``, or each changed line of an edit."""
-    if name in ("read_file", "view", "cat"):
-        return ["read"]
-    if name in ("write_file", "create_file", "create"):
-        content = str(args.get("content", args.get("file_text", "")))
-        first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
-        return [f"created ({len(content.splitlines())} lines), starting `{cut(first, LINE_CHARS)}`"]
-    if name in ("edit_file", "str_replace"):
-        old = str(args.get("old_text", args.get("old_str", "")))
-        new = str(args.get("new_text", args.get("new_str", "")))
-        gone = set(old.splitlines())
-        added = [ln.strip() for ln in new.splitlines() if ln not in gone and ln.strip()]
-        if not added:
-            removed = [
-                ln.strip() for ln in old.splitlines() if ln not in set(new.splitlines()) and ln.strip()
-            ]
-            return [f"edited: - `{cut(ln, LINE_CHARS)}`" for ln in removed[:3]] or ["edited"]
-        shown = [f"edited: + `{cut(ln, LINE_CHARS)}`" for ln in added[:3]]
-        return shown + ([f"edited, {len(added) - 3} more lines"] if len(added) > 3 else [])
-    return []
 
 
 def tool_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, dict, dict | None]]:
@@ -108,8 +136,7 @@ def exit_status(output: str, is_error: bool) -> int | None:
     """The exit status an output reports (``[exit code N]``), 1 for an error result without one."""
     found = _EXIT.findall(output)
     if found:
-        a, b = found[-1]
-        return int(a or b)
+        return int(next(g for g in found[-1] if g))
     return 1 if is_error else None
 
 
@@ -146,11 +173,11 @@ def failures(output: str) -> list[str]:
 
 def first_problem(output: str) -> str:
     """The first failure or error line of an output, else its first line."""
+    output = body(output)
     listed = failures(output)
     if listed:
         return listed[0]
-    line = next((ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)), None)
-    return cut(line or first_line(output), LINE_CHARS)
+    return cut(_first_error(output) or first_line(output), LINE_CHARS)
 
 
 def first_line(output: str) -> str:
@@ -158,35 +185,50 @@ def first_line(output: str) -> str:
     return next((ln.strip() for ln in output.splitlines() if ln.strip()), "(no output)")
 
 
-def cut(value: str, limit: int) -> str:
-    """``value`` on one line, cut to ``limit`` characters with '...' when longer."""
-    value = " ".join(str(value).split())
-    return value if len(value) <= limit else value[: limit - 3] + "..."
-
-
 def errors_and_fixes(calls: Sequence[tuple[int, str, dict, dict | None]], max_files: int = 5) -> list[str]:
-    """Each failed call (``tool_calls``) with what followed: the files edited, the same command passing."""
-    out: list[str] = []
-    open_errors: dict[str, int] = {}  # command -> index in out of its error, until it passes again
+    """Each failed call (``tool_calls``) with what followed: the files changed to fix it, the command passing.
+
+    A file changed after a failure is part of its fix when the same command passes later, or when the
+    command or its output names the file (a traceback's ``File "x.py"``); other changes are other work.
+    A failed command that never passes again gets the command the agent ran next, when that is not a
+    look around (``pip install -e .`` after ``No module named ...``).
+    """
+    steps = []  # (command or None, failed, output, file actions) per call
     for _, name, args, result in calls:
-        body = text_of(result.get("content")) if result else ""
-        failed = bool(result and result.get("is_error"))
-        path = args.get("path") if isinstance(args.get("path"), str) else None
-        if name == "bash" and isinstance(args.get("command"), str):
-            command = " ".join(args["command"].split())
-            _, bad = command_entry(command, body, failed)
-            if bad:
-                problems = "; ".join(failures(body)) or first_problem(body)
-                out.append(f"- `{cut(command, 80)}` failed{counts_note(body)}: {problems}")
-                open_errors[command] = len(out) - 1
-            elif command in open_errors:
-                k = open_errors.pop(command)
-                out[k] += f"; then `{cut(command, 80)}` passed{counts_note(body)}"
-        elif failed:
+        output = text_of(result.get("content")) if result else ""
+        is_error = bool(result and result.get("is_error"))
+        command = shell_command(name, args)
+        if command is not None:
+            command = " ".join(command.split())
+            bad = command_entry(command, output, is_error)[1]
+        else:
+            bad = is_error or edit_refused(output)
+        steps.append((command, bad, output, file_actions(name, args, output), name, args))
+    passes = {c: k for k, (c, bad, *_) in enumerate(steps) if c is not None and not bad}  # last pass
+    out: list[str] = []
+    open_errors: dict[str, tuple[int, bool, str]] = {}  # command -> (index in out, passes later, its text)
+    for k, (command, bad, output, actions, name, args) in enumerate(steps):
+        if command is not None and bad:
+            problems = "; ".join(failures(body(output))) or first_problem(output)
+            out.append(f"- `{cut(command, 80)}` failed{counts_note(output)}: {problems}")
+            closes = passes.get(command, -1) > k
+            after = steps[k + 1][0] if k + 1 < len(steps) else None
+            if not closes and after is not None and after != command and not _LOOKS.match(after):
+                out[-1] += f"; next `{cut(after, 80)}`"
+            open_errors[command] = (len(out) - 1, closes, f"{command}\n{output}")
+            continue
+        if command is not None and command in open_errors:
+            i, _, _ = open_errors.pop(command)
+            out[i] += f"; then `{cut(command, 80)}` passed{counts_note(output)}"
+        elif command is None and bad:
+            path = next((p for p, _ in actions), None) or path_of(args)
             what = f"{name} {path}" if path else name
-            out.append(f"- {what} failed: {cut(first_line(body), LINE_CHARS)}")
-        elif path is not None and name not in ("read_file", "view", "cat"):
-            for k in open_errors.values():  # an edit after a failure: part of its fix
-                if f"; edited {path}" not in out[k] and out[k].count("; edited ") < max_files:
-                    out[k] += f"; edited {path}"
+            problem = first_problem(output) if edit_refused(output) else first_line(output)
+            out.append(f"- {what} failed: {cut(problem, LINE_CHARS)}")
+            continue
+        for path in dict.fromkeys(p for p, change in actions if change != "read"):
+            for i, closes, said in open_errors.values():  # a change after a failure: part of its fix
+                fixes = closes or path in said or path.rsplit("/", 1)[-1] in said
+                if fixes and f"; edited {path}" not in out[i] and out[i].count("; edited ") < max_files:
+                    out[i] += f"; edited {path}"
     return out

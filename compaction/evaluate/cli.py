@@ -1,9 +1,11 @@
-"""``python -m compaction evaluate``: every strategy on every session, as tables, then one line.
+"""``python -m compaction evaluate``: every strategy on every session, as tables, then two lines.
 
-``--quick`` compares on the 150-turn offline session and two real sessions; ``--session FILE``
-(``.jsonl`` Claude Code, ``.traj`` SWE-agent) with ``--probes FILE`` scores any session (probes
-found automatically without it); ``--save-final DIR`` writes each strategy's final context as
-JSON. The last line is the default pipeline on the 150-turn offline session (when it was run).
+``--quick`` compares on the 150-turn offline session and the real sessions (not on the 40- and
+80-turn ones); ``--session FILE`` (``.jsonl`` Claude Code, ``.traj`` SWE-agent, ``.traj.json``
+mini-swe-agent) with ``--probes FILE`` scores any session (probes found automatically without it);
+``--save-final DIR`` writes each strategy's final context as JSON. After the tables, the real-session
+table (``compaction.evaluate.real``) and the goals; the last two lines are the default pipeline on
+the real sessions, pooled, and on the 150-turn offline session (when they were run).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from compaction.agent.backend import BackendError, backend_name, connect
-from compaction.evaluate import compare
+from compaction.evaluate import compare, real
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
@@ -30,7 +32,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser = commands.add_parser(
         "evaluate", help="compare strategies: what each context still knows, at what cost"
     )
-    parser.add_argument("--quick", action="store_true", help="the 150-turn offline session and two real ones")
+    parser.add_argument(
+        "--quick", action="store_true", help="the 150-turn offline session and the real sessions"
+    )
     parser.add_argument("--session", type=Path, help="a session file to score (.jsonl or .traj)")
     parser.add_argument("--probes", type=Path, help="a JSON probe file for --session")
     parser.add_argument(
@@ -63,17 +67,23 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
     if problem:
         errors.print(f"error: {problem}", style="red", markup=False, soft_wrap=True)
         return 2
+    skipped: list[tuple[Path, str]] = []  # shared files that do not import, named on stderr
     try:
         if args.session is not None:
             sessions = [compare.recorded_session(args.session, args.probes, args.window)]
         else:
-            sessions = compare.default_sessions(args.quick)
+            sessions = compare.default_sessions(args.quick, skipped)
     except NotASession as exc:
         errors.print(f"error: {args.session}: not a session: {exc.reason}", markup=False, soft_wrap=True)
         return 2
     except (OSError, ValueError, ProbeError) as exc:
         errors.print(f"error: {exc}", style="red", markup=False, soft_wrap=True)
         return 2
+    for path, reason in skipped:
+        errors.print(
+            f"{path}: not a session, left out of the real sessions: {reason}", markup=False, soft_wrap=True
+        )
+    real_ones = [s for s in sessions if s.turns is None] if args.session is None else []
     client = None
     if args.ask_model:
         try:
@@ -101,7 +111,10 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
         for r in replays:
             keep_final(r, args.save_final)
         console.print(f"\nfinal contexts written to {args.save_final}", markup=False)
+    print_real(replays, real_ones, console)
     print_goal(replays, console)
+    if real_ones:
+        console.print(real.headline(replays, real_ones), markup=False, soft_wrap=True)
     labels = [s.label for s in sessions]
     main_session = compare.HEADLINE if compare.HEADLINE in labels else labels[0]
     console.print(compare.headline(replays, main_session), markup=False, soft_wrap=True)
@@ -129,6 +142,26 @@ def print_model_grades(replays: list[Replay], sessions: list, client: Any, conso
         graded = ask_model(reached, r.final, client=client, model=compare.grading_model())
         right = sum(ok for _, ok in graded.values())
         console.print(f"  {r.session}, {r.strategy}: {right}/{len(graded)}", markup=False)
+
+
+def print_real(replays: list[Replay], sessions: list, console: Console) -> None:
+    """The real-session table (the default pipeline, session by session and pooled) and its goal."""
+    rows = real.rows(replays, sessions)
+    if not rows:
+        return
+    console.print(
+        "\nreal sessions, default pipeline (each in a window of a third of its size; probes by kind; "
+        "lost to: the pass that removed the probes it lost):",
+        markup=False,
+        soft_wrap=True,
+    )
+    console.print(compare.text_table(real.COLUMNS, rows), markup=False, soft_wrap=True)
+    console.print(f"\ngoal for the default pipeline, {real.ALL}:", markup=False)
+    for criterion, measured, met in real.goal(replays, sessions):
+        console.print(f"  {'met' if met else 'NOT met'}: {criterion} (measured: {measured})", markup=False)
+    for layer, by_session in real.lost_probes(replays, sessions).items():
+        lost = "; ".join(f"{session}: {', '.join(ids)}" for session, ids in by_session.items())
+        console.print(f"  lost to {layer}: {lost}", markup=False, soft_wrap=True)
 
 
 def print_goal(replays: list[Replay], console: Console) -> None:

@@ -3,10 +3,11 @@
 A summary is written by a model, and a model may drop or paraphrase what the user asked not to
 do: a recurring complaint about compaction (instructions lost after it; see
 anthropics/claude-code issues 19736 and 19471). ``user_instructions`` collects the sentences of the
-user's own messages that constrain the work (never, do not, only, must, always, ...), including
-those a previous compaction pinned; ``pin_instructions`` adds the ones a compacted list no longer
-shows, word for word, to its first message, so they survive any number of compactions whatever
-the summary says.
+user's own messages that constrain the work (never, do not, only, must, always, ...), with the
+lines a sentence ending in ":" introduces (the exact command to run, the list of files not to
+submit), including those a previous compaction pinned; ``pin_instructions`` adds the ones a
+compacted list no longer shows, word for word, to its first message, so they survive any number of
+compactions whatever the summary says.
 Deliberately left out: judging which instructions still apply (a later "you may now edit the
 tests" does not cancel an earlier "never edit the tests"; both are kept), and instructions given
 only in a system prompt, which compaction never touches.
@@ -24,12 +25,35 @@ CONSTRAINT = re.compile(
     r"\b(not|never|only|must|always|without|avoid|make sure|instead|don't|do not)\b", re.IGNORECASE
 )
 MAX_PINNED_CHARS = 2_000  # the newest instructions win when there are more
+INTRODUCED_LINES = 4  # lines a sentence ending in ":" brings along (the command or list it introduces)
 
 
 def _sentences(value: str) -> list[str]:
-    out = []
-    for line in value.splitlines():
-        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
+    """The sentences of a text; a constraining one ending in ":" takes the lines it introduces (a command)."""
+    out: list[str] = []
+    lines = value.splitlines()
+    for k, line in enumerate(lines):
+        found = [s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
+        if found and found[-1].endswith(":") and CONSTRAINT.search(found[-1]):
+            found[-1] = " ".join([found[-1], *_introduced(lines[k + 1 :])])
+        out += found
+    return out
+
+
+def _introduced(lines: list[str]) -> list[str]:
+    """The lines right after a sentence ending in ":": a fenced command, or up to four list items."""
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            if out:
+                break
+            continue
+        if not stripped and not out:  # blank lines before what it introduces
+            continue
+        if not stripped or len(out) == INTRODUCED_LINES:
+            break
+        out.append(stripped)
     return out
 
 

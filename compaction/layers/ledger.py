@@ -4,9 +4,12 @@ A summary is only as good as the model that writes it, and a model drops specifi
 count, the file it created, the error it fixed). The ledger is computed from the messages alone:
 
 - **User instructions**: the user's constraining sentences (``compaction.layers.instructions``);
-- **Files**: each file created, edited (the changed lines, whole) or read, from the tool inputs;
-- **Commands**: each command with its outcome: exit status, pass/fail counts, the failures or the
-  first error line, a short output whole, or the lines of a longer one the agent used later;
+- **Files**: each file created, edited (the changed lines, whole), removed or read, from any agent's
+  calls: a file tool's input, or a shell command (``cat > f``, ``sed -i``, ``apply_patch``, ...;
+  ``compaction.core.actions``); a file created again is listed once, as it was last written;
+- **Commands**: each shell command, whatever its tool is called, with its outcome: exit status,
+  pass/fail counts, the failures or the first error line, a short output whole, or the lines of a
+  longer one the agent used later;
 - **Errors**: each failed call, and what followed it: the files edited, the run that passed.
 
 Its size is bounded (``max_tokens``); when everything does not fit, entries go in this order,
@@ -26,14 +29,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compaction.core.actions import file_actions, shell_command
 from compaction.core.messages import blocks, text_of
-from compaction.core.outcomes import (
-    command_entry,
-    command_priority,
-    errors_and_fixes,
-    file_changes,
-    tool_calls,
-)
+from compaction.core.outcomes import command_entry, command_priority, errors_and_fixes, tool_calls
 from compaction.core.placeholders import is_cleared
 from compaction.core.tokens import count_text
 from compaction.core.used import LaterUse
@@ -46,6 +44,7 @@ MAX_TOKENS = 1_000
 MAX_FIX_FILES = 5  # files edited after a failure named in its error entry
 
 _HEADER = re.compile(r"^(" + "|".join(SECTIONS) + r"):$")
+_CREATED = re.compile(r"^- (.+?): created \(")
 # section -> priority (higher survives longer); files only read, and commands, go by their own rule
 PRIORITY = {"User instructions": 5, "Errors": 4, "Files": 3, "Commands": 2}
 
@@ -71,17 +70,16 @@ def ledger_entries(messages: Sequence[Mapping[str, Any]]) -> list[Entry]:
     read: list[str] = [line[len(READ) :] for line in _carried_reads(out)]
     for index, name, args, result in calls:
         body = text_of(result.get("content")) if result else ""
-        path = args.get("path") if isinstance(args.get("path"), str) else None
-        if name == "bash" and isinstance(args.get("command"), str):
-            failed = bool(result and result.get("is_error"))
-            entry, bad = command_entry(" ".join(args["command"].split()), body, failed, later, index)
+        failed = bool(result and result.get("is_error"))
+        command = shell_command(name, args)
+        if command is not None:
+            entry, bad = command_entry(" ".join(command.split()), body, failed, later, index)
             out.append(Entry("Commands", entry, command_priority(entry, bad)))
-        elif path is not None and not (result and result.get("is_error")):
-            for change in file_changes(name, args):
-                if change == "read":
-                    read.append(path)
-                else:
-                    out.append(Entry("Files", f"- {path}: {change}", PRIORITY["Files"]))
+        for path, change in [] if failed else file_actions(name, args, body):
+            if change == "read":
+                read.append(path)
+            else:
+                out.append(Entry("Files", f"- {path}: {change}", PRIORITY["Files"]))
     out += [Entry("Errors", line, PRIORITY["Errors"]) for line in errors_and_fixes(calls, MAX_FIX_FILES)]
     out = [e for e in out if not e.text.startswith("- " + READ)]
     if read:
@@ -96,12 +94,17 @@ def _carried_reads(entries: list[Entry]) -> list[str]:
 def ledger_text(
     messages: Sequence[Mapping[str, Any]], *, max_tokens: int = MAX_TOKENS, shown: str = ""
 ) -> str:
-    """The ledger of ``messages``, at most ``max_tokens``; instructions already in ``shown`` left out."""
-    shown_flat = " ".join(shown.split()).lower()
+    """The ledger of ``messages``, at most ``max_tokens``; instructions ``shown`` quotes whole left out.
+
+    An instruction is left out only when ``shown`` (the summary) quotes the whole message it came
+    from: a summary that cut a long request may cut it again in the next summary, and the ledger,
+    carried from one summary to the next, is then where the instruction survives.
+    """
+    quoted = _quoted_instructions(messages, " ".join(shown.split()).lower())
     entries = [
         e
         for e in ledger_entries(messages)
-        if not (e.section == "User instructions" and " ".join(e.text[2:].split()).lower() in shown_flat)
+        if not (e.section == "User instructions" and " ".join(e.text[2:].split()).lower() in quoted)
     ]
     kept = list(entries)
     # lowest priority first, oldest first within a priority
@@ -123,6 +126,20 @@ def ledger_text(
     left_out = f"; {len(dropped)} older entries left out to stay under {max_tokens:,}" if dropped else ""
     head = f"{LEDGER_HEAD} {len(kept)} entries, about {total:,} tokens{left_out}]"
     return "\n".join([head, *lines])
+
+
+def _quoted_instructions(messages: Sequence[Mapping[str, Any]], shown: str) -> set[str]:
+    """The instructions (normalized) of the user messages ``shown`` (normalized) quotes whole."""
+    out: set[str] = set()
+    for message in messages:
+        said = " ".join(
+            str(b.get("text", ""))
+            for b in blocks(message)
+            if message.get("role") == "user" and b.get("type") == "text"
+        )
+        if said.strip() and " ".join(said.split()).lower() in shown:
+            out |= {" ".join(s.split()).lower() for s in user_instructions([message])}
+    return out
 
 
 def is_ledger(value: Any) -> bool:
@@ -156,9 +173,15 @@ def _parse(value: str) -> list[Entry]:
 
 
 def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """One entry per text, at the place of its last occurrence (the latest state wins the order)."""
-    last = {e.text: k for k, e in enumerate(entries)}
-    return [e for k, e in enumerate(entries) if last[e.text] == k]
+    """One entry per text, and per file written whole, where it last occurs: the latest state wins."""
+    last = {_key(e): k for k, e in enumerate(entries)}
+    return [e for k, e in enumerate(entries) if last[_key(e)] == k]
+
+
+def _key(entry: Entry) -> str:
+    """What makes an entry a repeat: its text, or for a file created again, its path."""
+    found = _CREATED.match(entry.text) if entry.section == "Files" else None
+    return f"created {found[1]}" if found else entry.text
 
 
 class ResultMemory:

@@ -530,7 +530,7 @@ TEXTS: dict[str, str] = {
     "answers {sizes}, allowed_over={allowed_over}: expected a ValueError, got {got}": (
         "応答 {sizes}、allowed_over={allowed_over}: ValueError になるはずです。返り値は {got}"
     ),
-    # compaction.evaluate.compare: goal()'s criteria
+    # compaction.evaluate.compare: the goal's criteria (kept(), goal())
     "probes kept >= {share}": "保持したプローブ >= {share}",
     "recall kept >= {share}": "保持した recall プローブ >= {share}",
     "decision kept >= {share}": "保持した decision プローブ >= {share}",

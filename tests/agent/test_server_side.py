@@ -140,9 +140,7 @@ def test_a_ledger_records_usage_reads_and_breaks_of_real_responses():
     ]
     assert log.read[1] == log.sent[0]  # appended: the whole first request read back
     assert log.breaks() == [2]  # the third request dropped what the second added
-    assert log.cost[0] == pytest.approx(
-        PRICE["5m"] * log.written[0] + log.sent[0] - log.written[0]
-    )
+    assert log.cost[0] == pytest.approx(PRICE["5m"] * log.written[0] + log.sent[0] - log.written[0])
 
 
 def test_input_cost_reads_dicts_and_sdk_objects_alike():

@@ -10,7 +10,7 @@ import pytest
 
 from compaction.agent.loop import sample_session
 from compaction.core.messages import assistant, blocks, text, text_of, tool_result, tool_use, user
-from compaction.evaluate.compare import DATA, PROBES
+from compaction.evaluate.compare import DATA, MIN_PROBES, PROBES
 from compaction.evaluate.probes import (
     KINDS,
     ContextTexts,
@@ -165,6 +165,12 @@ def test_the_offline_probe_sets_fit_the_uncompacted_session(turns):
 SESSIONS = sessions_in(DATA)
 
 
+def load_probes_or_none(name: str) -> list[Probe]:
+    """The probe set of a shared session file, [] when it has none."""
+    path = PROBES / f"{Path(name).stem}.json"
+    return load_probes(path) if path.is_file() else []
+
+
 @pytest.mark.skipif(not SESSIONS, reason=f"the shared sessions are not at {DATA}")
 @pytest.mark.parametrize("name", [name for name, _ in SESSIONS])
 def test_every_shared_session_has_a_probe_file_that_it_answers(name):
@@ -210,3 +216,20 @@ def test_context_text_is_every_part_joined_and_normalized_and_the_cache_agrees(n
     assert texts(messages) == context_text(messages)
     shorter = messages[: len(messages) // 2]
     assert texts(shorter) == context_text(shorter)  # the cached texts serve another list
+
+
+REAL = [(name, messages) for name, messages in SESSIONS if len(load_probes_or_none(name)) >= MIN_PROBES]
+
+
+@pytest.mark.skipif(not SESSIONS, reason=f"the shared sessions are not at {DATA}")
+@pytest.mark.parametrize("name", [name for name, _ in REAL])
+def test_a_real_sessions_probe_set_asks_about_the_whole_session_not_only_its_task(name):
+    """A reviewer asks recall, artifact and decision probes from all over the session, few about the task."""
+    session = dict(SESSIONS)[name]
+    probes = load_probes(PROBES / f"{Path(name).stem}.json")
+    texts = [context_text(session[: i + 1]) for i in range(len(session))]
+    first_answered = [next(i for i, t in enumerate(texts) if answers(t, p)) for p in probes]
+    assert {"recall", "artifact", "decision"} <= {p.kind for p in probes}
+    assert sum(at == 0 for at in first_answered) <= len(probes) // 2, "most probes only ask about the task"
+    assert max(first_answered) >= 2 * len(session) // 3, "no probe about the last third of the session"
+    assert sorted(first_answered)[len(probes) // 2] > 0

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from fake_summarizer import FakeClient
 
+from compaction.core.actions import changes
 from compaction.core.messages import text, tool_result, tool_use
 from compaction.core.tokens import count_text
 from compaction.layers.ledger import (
     LEDGER_HEAD,
     ResultMemory,
     command_entry,
-    file_changes,
     is_ledger,
     ledger_entries,
     ledger_text,
@@ -123,8 +123,14 @@ def test_a_ledger_in_the_history_is_carried_over():
     assert "- files read: notes.md" in second
 
 
-def test_instructions_the_summary_already_shows_are_not_repeated():
-    assert "User instructions:" not in ledger_text(history(), shown="... Never touch   the tests. ...")
+def test_instructions_the_summary_quotes_with_their_whole_message_are_not_repeated():
+    whole = "1. Primary Request:\nWrite calc.py with add(a, b).  Never touch   the tests.\n2. ..."
+    assert "User instructions:" not in ledger_text(history(), shown=whole)
+
+
+def test_an_instruction_whose_message_the_summary_cut_stays_in_the_ledger():
+    """A summary that quotes part of a long request may cut that part next time: the ledger carries it."""
+    assert "- Never touch the tests." in ledger_text(history(), shown="... Never touch the tests. ...")
 
 
 @pytest.mark.parametrize(
@@ -147,12 +153,12 @@ def test_a_command_entry_says_its_outcome(output, is_error, expected):
 
 
 def test_an_edit_shows_its_changed_lines_whole():
-    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\nc\nd\n"}) == [
+    assert changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\nc\nd\n"}) == [
         "edited: + `c`",
         "edited: + `d`",
     ]
-    assert file_changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited: - `b`"]
-    assert file_changes("read_file", {"path": "x"}) == ["read"]
+    assert changes("edit_file", {"old_text": "a\nb\n", "new_text": "a\n"}) == ["edited: - `b`"]
+    assert changes("read_file", {"path": "x"}) == ["read"]
 
 
 def test_entries_keep_the_order_of_the_history():
@@ -219,3 +225,48 @@ def test_micro_keep_used_reaches_micro_compact():
     assert layer.apply(history(), None) == micro_compact(history(), keep_recent=0, min_chars=10, keep_used=2)
     with pytest.raises(ValueError, match="keep_used"):
         Micro(keep_used=-1)
+
+
+MINI = "<returncode>{code}</returncode>\n<output>\n{text}\n</output>"
+REPRO = "cat > repro.py << 'EOF'\nfrom calc import add\nprint(add(2, 2))\nEOF"
+TRACE = 'Traceback (most recent call last):\n  File "calc.py", line 2\nTypeError: boom'
+
+
+def bash_only_history():
+    """A mini-swe-agent-style session: every step one bash call, the outputs wrapped in tags."""
+    calls = [
+        (REPRO, MINI.format(code=0, text="")),
+        ("python repro.py", MINI.format(code=1, text=TRACE)),
+        ("sed -i 's/a + b + 1/a + b/' calc.py", MINI.format(code=0, text="")),
+        ("python repro.py", MINI.format(code=0, text="4")),
+        ("git diff calc.py > patch.txt", MINI.format(code=0, text="")),
+    ]  # fmt: skip
+    messages = [{"role": "user", "content": "Fix add in calc.py. Do NOT commit your changes."}]
+    for k, (command, output) in enumerate(calls):
+        messages.append({"role": "assistant", "content": [tool_use(f"t{k}", "bash", {"command": command})]})
+        messages.append({"role": "user", "content": [tool_result(f"t{k}", output)]})
+    return messages
+
+
+def test_a_bash_only_session_fills_files_commands_and_errors():
+    ledger = ledger_text(bash_only_history())
+    assert "- repro.py: created (2 lines), starting `from calc import add`" in ledger
+    assert "- calc.py: edited: sed `s/a + b + 1/a + b/`" in ledger
+    assert "- patch.txt: written by `git diff calc.py`" in ledger
+    assert (
+        "- `python repro.py` failed: TypeError: boom; edited calc.py; then `python repro.py` passed" in ledger
+    )
+    assert "- `python repro.py` -> 4" in ledger  # the wrapping tags are gone
+    assert "<returncode>" not in ledger and "exit 0" not in ledger
+    assert "- Do NOT commit your changes." in ledger
+
+
+def test_a_file_written_again_is_listed_once_as_it_was_last_written():
+    history = bash_only_history()
+    again = "cat > repro.py << 'EOF'\nfrom calc import add, sub\nEOF"
+    history += [
+        {"role": "assistant", "content": [tool_use("t9", "bash", {"command": again})]},
+        {"role": "user", "content": [tool_result("t9", MINI.format(code=0, text=""))]},
+    ]
+    files = [line for line in ledger_text(history).splitlines() if line.startswith("- repro.py:")]
+    assert files == ["- repro.py: created (1 lines), starting `from calc import add, sub`"]

@@ -275,7 +275,7 @@ def test_every_section_is_filled_from_a_history_with_a_created_file_a_failure_an
 
 def test_under_a_small_budget_causes_stay_and_narration_goes():
     messages = created_failed_fixed()
-    answer = summarize(request(messages), max_tokens=220)  # of 298 whole; no analysis when shortened
+    answer = summarize(request(messages), max_tokens=240)  # of 298 whole; no analysis when shortened
     solving = previous_sections(answer)["Problem Solving"]
     assert "- The test fails because add returns one too many." in solving
     assert "- Creating calc.py." not in solving
@@ -315,3 +315,80 @@ def test_in_a_room_too_small_for_any_note_every_heading_and_current_work_stay():
     assert count_text(answer, "tiktoken") <= room and answer.rstrip().endswith("</summary>")
     assert list(previous_sections(answer)) == list(SECTIONS)
     assert section(answer, "Current Work") == current
+
+
+MINI = "<returncode>{code}</returncode>\n<output>\n{text}\n</output>"
+TRACE = 'Traceback (most recent call last):\n  File "calc.py", line 2\nTypeError: add() got 3 arguments'
+SMALLEST = (
+    256  # the smallest answer the pipeline asks for (compaction.layers.summarize: max(256, window // 10))
+)
+
+
+def bash_only(request: str = "Fix add in calc.py.", scripts: int = 0) -> list:
+    """A mini-swe-agent-style session: every step one bash call, its output wrapped in tags."""
+    calls = [
+        ("cat > repro.py << 'EOF'\nfrom calc import add\nprint(add(2, 2))\nEOF", MINI.format(code=0, text=""))
+    ]
+    calls += [(f"echo 'print({k})' > probe_{k}.py", MINI.format(code=0, text="")) for k in range(scripts)]
+    calls += [
+        ("python repro.py", MINI.format(code=1, text=TRACE)),
+        ("sed -i 's/def add(a, b, c)/def add(a, b)/' calc.py", MINI.format(code=0, text="")),
+        ("python repro.py", MINI.format(code=0, text="4")),
+    ]
+    messages = [user(request)]
+    for k, (command, output) in enumerate(calls):
+        messages += [
+            assistant(f"Step {k}.", tool_use(f"t{k}", "bash", {"command": command})),
+            user(tool_result(f"t{k}", output)),
+        ]
+    validate(messages)
+    return messages
+
+
+def test_a_bash_only_session_fills_the_files_and_errors_sections():
+    sections = previous_sections(summarize(request(bash_only())))
+    files = sections["Files and Code Sections"]
+    assert files[:2] == ["- repro.py:", "  - created (2 lines), starting `from calc import add`"]
+    assert "  - edited: sed `s/def add(a, b, c)/def add(a, b)/`" in files
+    assert sections["Errors and Fixes"] == [
+        "- `python repro.py` failed: TypeError: add() got 3 arguments; edited calc.py; "
+        "then `python repro.py` passed"
+    ]
+
+
+def test_a_created_file_is_listed_at_the_smallest_budget():
+    answer = summarize(request(bash_only()), max_tokens=SMALLEST)
+    files = previous_sections(answer)["Files and Code Sections"]
+    assert "- repro.py:" in files and "- calc.py:" in files
+    assert count_text(answer, "tiktoken") <= SMALLEST
+
+
+def test_many_created_files_are_listed_on_one_line_per_kind_and_carried_to_the_next_summary():
+    first = summarize(request(bash_only(scripts=40)), max_tokens=600)
+    files = previous_sections(first)["Files and Code Sections"]
+    assert files[0].startswith("- created: repro.py, probe_0.py, probe_1.py") and "probe_39.py" in files[0]
+    assert files[1] == "- edited: calc.py"
+    later = [user(first.split("<summary>")[1]), *bash_only()[1:3]]  # the summary, then one more call
+    files = previous_sections(summarize(request(later), max_tokens=600))["Files and Code Sections"]
+    assert "probe_39.py" in "\n".join(files) and "calc.py" in "\n".join(files)
+
+
+def test_a_long_first_message_is_cut_to_its_share_and_the_findings_stay():
+    request_text = "Fix add in calc.py.\n" + "\n".join(
+        f"Background line {k} about the project." for k in range(150)
+    )
+    answer = summarize(request(bash_only(request_text)), max_tokens=800)
+    sections = previous_sections(answer)
+    asked = sections["Primary Request and Intent"]
+    assert asked[0] == "Fix add in calc.py." and asked[-1].startswith("- (more left out")
+    assert count_text("\n".join(asked), "tiktoken") <= 800 // 4 + 40
+    assert sections["Errors and Fixes"][0].startswith("- `python repro.py` failed: TypeError")
+
+
+def test_the_files_listed_at_any_budget_never_push_the_answer_over_its_limit():
+    messages = bash_only(scripts=60)
+    for limit in (150, 200, SMALLEST):
+        answer = summarize(request(messages), max_tokens=SMALLEST, limit=limit)
+        assert count_text(answer, "tiktoken") <= limit
+    files = previous_sections(summarize(request(messages), max_tokens=SMALLEST))["Files and Code Sections"]
+    assert files[0].startswith("- created: repro.py, probe_0.py") and files[0].endswith(" more)")

@@ -166,9 +166,7 @@ def _within_budget(fn: Callable, budget: int, runs: dict) -> None:
     breaks = log.breaks()
     more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
     assert len(breaks) <= budget, (
-        f"{len(breaks)} cache breaks, budget {budget}: "
-        + "; ".join(_why(log, i) for i in breaks[:3])
-        + more
+        f"{len(breaks)} cache breaks, budget {budget}: " + "; ".join(_why(log, i) for i in breaks[:3]) + more
     )
     assert sum(log.cleared) > 0, say("nothing was ever cleared")
 

@@ -38,8 +38,10 @@ import json
 import re
 from collections.abc import Callable
 
+from compaction.core.actions import changes as file_changes
+from compaction.core.changes import cut
 from compaction.core.messages import blocks, text, text_of, tool_inputs, tool_names, tool_use, tool_use_blocks
-from compaction.core.outcomes import command_entry, command_priority, cut, file_changes, first_line
+from compaction.core.outcomes import command_entry, command_priority, first_line
 from compaction.offline.scripted import ids, state
 
 TYPE, NAME = "memory_20250818", "memory"  # SDK BetaMemoryTool20250818Param

@@ -5,10 +5,13 @@ A request is a summary request when its last user message ends with a text block
 ``<summary>`` with the sections of ``compaction.layers.summarize.SECTIONS``, each filled from what the
 conversation holds, deterministically, by copying and never by paraphrasing:
 
-1. the user's first message, word for word;
-2. the commands run, each with its outcome (exit status, pass/fail counts, failures, or output);
-3. every file created, edited (its changed lines, whole) or read, from the tool calls' inputs;
-4. every failed call with its first error line, the files edited after it, the run that passed;
+1. the user's first message, word for word (a long one cut to a quarter of the budget);
+2. the shell commands run, whatever the agent's tool is called, each with its outcome (exit
+   status, pass/fail counts, failures, or output);
+3. every file created, edited (its changed lines, whole), removed or read, from any agent's calls
+   (a file tool's input or a shell command: ``compaction.core.actions``);
+4. every failed call (a non-zero exit, a traceback, a refused edit) with its error line, the files
+   changed to fix it, the run that passed;
 5. the agent's own sentences, whole: one that states a cause, a fix, a value or a choice before
    one that narrates, a rarer sentence before a repeated one;
 6. every user message, word for word; 7-9. the scripted plan's pending items, the current work
@@ -20,7 +23,8 @@ the request's ``max_tokens`` and ``limit``, the room the window leaves (at most
 ``MAX_SUMMARY_TOKENS``). The server's own choice, where a real model would simply be cut at the
 window (stop reason "model_context_window_exceeded"): an answer that would not fit is shortened to
 fit, the analysis first, then items in the reverse of ``PRIORITY``, the lowest-ranked first; every
-section keeps its heading, and a section left short says so. Sentences are never cut.
+section keeps its heading, and a section left short says so. Sentences are never cut. Files
+created or edited are listed at any budget (``compaction.offline.scripted.kept``).
 It is not a model: it cannot tell which finding matters, merge two sentences, or say why in its
 own words; a real model's summary can.
 """
@@ -32,12 +36,20 @@ import re
 from collections import Counter
 from collections.abc import Collection, Mapping
 
+from compaction.core.actions import file_actions, shell_command
 from compaction.core.messages import blocks, text_of
-from compaction.core.outcomes import command_entry, errors_and_fixes, file_changes, tool_calls
+from compaction.core.outcomes import command_entry, errors_and_fixes, tool_calls
 from compaction.core.summary_prompt import NO_TOOLS_HEAD, SECTIONS, is_summary_request  # noqa: F401
 from compaction.core.tokens import count_text
 from compaction.offline.scripted import plan, state
 from compaction.offline.scripted.extract import neutral, short
+from compaction.offline.scripted.kept import (
+    REQUEST_FLOOR,
+    changed_files,
+    compact_files,
+    listed_within,
+    parse_files,
+)
 
 HEADER_RE = re.compile(r"^(\d)\. (" + "|".join(re.escape(s) for s in SECTIONS) + r"):\s*$", re.MULTILINE)
 MAX_SUMMARY_TOKENS = 4_000
@@ -186,22 +198,42 @@ def fit(sections: dict[str, list[str]], budget: int, notes: bool = True) -> dict
 
     Within a section the lines are already ranked (best first) except where order carries meaning
     (Files: a path before its sub-items); a line that does not fit is left out and the next tried.
+    Two rules come first (``compaction.offline.scripted.kept``): every file created or edited is
+    listed at any budget, and the request takes at most a quarter of the budget.
     Without ``notes``: Current Work whole (it quotes the step marker), no note for what was left out.
     """
+    files = sections.get("Files and Code Sections") or []
+    must = changed_files(files)
+    if _cost(must) > budget // 3:  # too many to list one by one: one line per kind of change
+        must = listed_within(compact_files(files), budget, lambda line: count_text(line, "tiktoken") + 1)
+        files = must + [ln for ln in files if ln not in must]
+    budget -= _cost(must)
     kept: dict[str, list[str]] = {}
     for name in PRIORITY:
         lines, out, skipped = sections.get(name) or [], [], False
+        if name == "Files and Code Sections":
+            lines = files
+        room = (
+            min(budget, max(REQUEST_FLOOR, budget // 4)) if name == "Primary Request and Intent" else budget
+        )
         for line in lines:
             cost = count_text(line, "tiktoken") + 1
-            if cost <= budget or (not notes and name == "Current Work"):
+            if line in must and name == "Files and Code Sections":
+                out.append(line)
+            elif cost <= room or (not notes and name == "Current Work"):
                 out.append(line)
                 budget -= cost
+                room -= cost
             else:
                 skipped = True
         if name == "Files and Code Sections":
             out = [ln for k, ln in enumerate(out) if not ln.endswith(":") or _has_items(out, k)]
         kept[name] = ((out + [LEFT_OUT] if skipped else out) or [EMPTY[name]]) if notes else out
     return kept
+
+
+def _cost(lines: list[str]) -> int:
+    return sum(count_text(line, "tiktoken") + 1 for line in lines)
 
 
 def _has_items(lines: list[str], k: int) -> bool:
@@ -252,28 +284,22 @@ def _commands(calls: list) -> list[str]:
     """Each command with its outcome, the newest first (the latest state matters most)."""
     out = []
     for _, name, args, result in calls:
-        if name == "bash" and isinstance(args.get("command"), str):
+        command = shell_command(name, args)
+        if command is not None:
             body = text_of(result.get("content")) if result else ""
-            entry, _ = command_entry(
-                " ".join(args["command"].split()), body, bool(result and result.get("is_error"))
-            )
+            entry, _ = command_entry(" ".join(command.split()), body, bool(result and result.get("is_error")))
             out.append(neutral(entry))
     return list(dict.fromkeys(reversed(out)))  # newest first, each command line once
 
 
 def _merge_files(previous: list[str], calls: list) -> list[str]:
     """One entry per path, its changes as sub-items (edits before reads): earlier summaries' first."""
-    merged: dict[str, list[str]] = {}  # path -> what was done to it, in order
-    path = None
-    for line in previous:
-        if line.startswith("- ") and line.endswith(":"):
-            path = line[2:-1]
-            merged.setdefault(path, [])
-        elif line.startswith("  - ") and path is not None:
-            merged[path].append(line[4:])
+    merged = parse_files(previous)  # path -> what was done to it, in order
     for _, name, args, result in calls:
-        if isinstance(args.get("path"), str) and not (result and result.get("is_error")):
-            merged.setdefault(args["path"], []).extend(neutral(c) for c in file_changes(name, args))
+        if result and result.get("is_error"):
+            continue
+        for path, change in file_actions(name, args, text_of(result.get("content")) if result else ""):
+            merged.setdefault(path, []).append(neutral(change))
     changed = [p for p, actions in merged.items() if any(a != "read" for a in actions)]
     lines = []
     for path in changed + [p for p in merged if p not in changed]:
