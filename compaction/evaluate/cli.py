@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from compaction.agent.backend import BackendError, backend_name, connect
-from compaction.evaluate import compare, real
+from compaction.evaluate import compare, real, window
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
@@ -40,8 +40,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--window",
         type=int,
-        help="context window for --session (default: a third of its tokens, at least 4,000 and twice its "
-        "first message; a session smaller than that never needs compaction)",
+        help=f"context window for --session (default: {window.RULE}; the same rule as compaction replay)",
     )
     parser.add_argument(
         "--strategy", action="append", choices=STRATEGIES + ON_REQUEST, help="only these (repeatable)"

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from compaction.core.guards import whole
 from compaction.core.models import DEFAULT_MODEL
-from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.notes import split
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, ProbeScore, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
+from compaction.evaluate.window import replay_window
 from compaction.importers import NotASession, load, session_paths
 from compaction.presentation.language import say
 
@@ -71,12 +71,6 @@ def offline_session(turns: int, window: int = OFFLINE_WINDOW) -> Session:
     return Session(
         f"offline {turns} turns", load_probes(PROBES / f"offline-{turns}.json"), turns=turns, window=window
     )
-
-
-def replay_window(messages: Sequence[dict]) -> int:
-    """A third of the session, but room for twice its first message (the task must fit) and 4,000."""
-    first = estimate_tokens(list(messages[:1]), "tiktoken")
-    return max(4_000, estimate_tokens(list(messages), "tiktoken") // 3, 2 * first)
 
 
 def recorded_session(
