@@ -9,7 +9,7 @@ are saved (``python -m compaction.course execute``, and nbval under the course's
 output is the shared session's and never names a file of the machine it ran on. Only the file's name
 of a learner's session is printed, never its folder (Claude Code names a project's folder after its
 path). ``replay_lines`` replays the session with ``none`` and the default pipeline in a window of a
-third of the session (``compare.replay_window``, as ``compaction evaluate --session`` does), with the
+third of the session (``compaction.evaluate.window``, the rule of ``replay`` and ``evaluate``), with the
 offline summarizer, and says in a few lines how each ended. Deliberately left out: more than one
 session (``compaction replay FOLDER`` replays them all), the report, and probes given by hand.
 """
@@ -25,11 +25,11 @@ from pathlib import Path
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.course.scratch import OWN_SESSIONS
-from compaction.evaluate.compare import replay_window
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.replay.columns import fired
 from compaction.evaluate.replay.engine import StrategyRun, replay
 from compaction.evaluate.replay.sample import write_sample
+from compaction.evaluate.window import replay_window
 from compaction.importers import load, session_paths
 from compaction.presentation.language import say
 

@@ -3,7 +3,9 @@
 ``--quick`` compares on the 150-turn offline session and the real sessions (not on the 40- and
 80-turn ones); ``--session FILE`` (``.jsonl`` Claude Code, ``.traj`` SWE-agent, ``.traj.json``
 mini-swe-agent) with ``--probes FILE`` scores any session (probes found automatically without it);
-``--save-final DIR`` writes each strategy's final context as JSON. After the tables, the real-session
+``--save-final DIR`` writes each strategy's final context as JSON. Each session gets two tables, what
+each strategy cost and what it kept (each under 120 columns), with the reason of each refused run
+under them. After the tables, the real-session
 table (``compaction.evaluate.real``) and the goals; the last two lines are the default pipeline on
 the real sessions, pooled, and on the 150-turn offline session (when they were run).
 """
@@ -18,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from compaction.agent.backend import BackendError, backend_name, connect
-from compaction.evaluate import compare, real
+from compaction.evaluate import compare, real, window
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
@@ -40,8 +42,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--window",
         type=int,
-        help="context window for --session (default: a third of its tokens, at least 4,000 and twice its "
-        "first message; a session smaller than that never needs compaction)",
+        help=f"context window for --session (default: {window.RULE}; the same rule as compaction replay)",
     )
     parser.add_argument(
         "--strategy", action="append", choices=STRATEGIES + ON_REQUEST, help="only these (repeatable)"
@@ -101,11 +102,10 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
     if client is not None:
         print_model_grades(replays, sessions, client, console)
     for session in sessions:
-        rows = [compare.row(r, replays)[1:] for r in replays if r.session == session.label]
         console.print(
             f"\n{session.label} (window {session.window:,}; {len(session.probes)} probes)", markup=False
         )
-        console.print(compare.text_table(compare.COLUMNS[1:], rows), markup=False, soft_wrap=True)
+        console.print(compare.session_tables(replays, session.label), markup=False, soft_wrap=True)
     console.print(f"\n{compare.LEGEND}", markup=False, soft_wrap=True)
     if args.save_final is not None:
         for r in replays:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from compaction.core.guards import whole
 from compaction.core.models import DEFAULT_MODEL
-from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.notes import split
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, ProbeScore, load_probes
 from compaction.evaluate.replay.engine import replay_messages
 from compaction.evaluate.replay.turns import Replay, replay_offline
 from compaction.evaluate.strategies import COMPARED
+from compaction.evaluate.window import replay_window
 from compaction.importers import NotASession, load, session_paths
 from compaction.presentation.language import say
 
@@ -71,12 +71,6 @@ def offline_session(turns: int, window: int = OFFLINE_WINDOW) -> Session:
     return Session(
         f"offline {turns} turns", load_probes(PROBES / f"offline-{turns}.json"), turns=turns, window=window
     )
-
-
-def replay_window(messages: Sequence[dict]) -> int:
-    """A third of the session, but room for twice its first message (the task must fit) and 4,000."""
-    first = estimate_tokens(list(messages[:1]), "tiktoken")
-    return max(4_000, estimate_tokens(list(messages), "tiktoken") // 3, 2 * first)
 
 
 def recorded_session(
@@ -166,8 +160,13 @@ COLUMNS = (
     "session", "strategy", "outcome", "peak", "final", "removed", "sent", "cost", "of none",
     "breaks", "summaries", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached",
 )  # fmt: skip
+# evaluate's printed tables: what each strategy cost, then what it kept, each under 120 columns; the
+# reason a run was refused goes under them (``refusals``), never in a cell
+COST_COLUMNS = ("strategy", "outcome", "peak", "removed", "sent", "cost", "of none", "breaks", "summaries")
+KEPT_COLUMNS = ("strategy", "final", "re-reads", "probes", *(k[:5] for k in KINDS), "not reached")
 LEGEND = (
-    "refused at turn N: the strategy could not bring a request under the window (the reason follows), "
+    "refused at turn N: the strategy could not bring a request under the window (its reason is under the "
+    "tables), "
     "the run stopped; re-reads: read_file calls on a file already read (- for a recording); "
     "not reached: probes about work a refused run never got to, counted as lost in its probes share "
     "(probes the whole session never answers are not scored at all); *: probes held in a context over the "
@@ -198,6 +197,29 @@ def row(replay: Replay, replays: Sequence[Replay]) -> list[str]:
         *kinds,
         str(len(replay.unreached)),
     ]
+
+
+def outcome_head(outcome: str) -> str:
+    """An outcome without its reason: 'refused at turn 12' of 'refused at turn 12: prompt is too long ...'."""
+    return outcome.split(":", 1)[0]
+
+
+def session_tables(replays: Sequence[Replay], session: str) -> str:
+    """A session's two tables (what each strategy cost, what it kept), then each refusal's reason."""
+    mine = [r for r in replays if r.session == session]
+    rows = {r.strategy: dict(zip(COLUMNS, row(r, replays), strict=True)) for r in mine}
+    for cells in rows.values():
+        cells["outcome"] = outcome_head(cells["outcome"])
+    tables = [
+        text_table(columns, [[cells[c] for c in columns] for cells in rows.values()])
+        for columns in (COST_COLUMNS, KEPT_COLUMNS)
+    ]
+    return "\n\n".join(tables + refusals(mine))
+
+
+def refusals(replays: Sequence[Replay]) -> list[str]:
+    """'strategy: refused at turn N: why' for each replay whose outcome has a reason."""
+    return [f"{r.strategy}: {r.outcome}" for r in replays if ":" in r.outcome]
 
 
 def headline(replays: Sequence[Replay], session: str = HEADLINE) -> str:

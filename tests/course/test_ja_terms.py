@@ -40,7 +40,6 @@ PAIRS = [
     (p, ROOT / "ja" / p.relative_to(ROOT))
     for folder in ("notebooks", "solutions")
     for p in sorted((ROOT / folder).glob("*.ipynb"))
-    if int(p.name[:2]) <= 12
 ]
 
 

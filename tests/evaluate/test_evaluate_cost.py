@@ -9,7 +9,16 @@ import pytest
 
 from compaction.core.messages import assistant, user
 from compaction.core.placeholders import cleared_placeholder, clearing_frontier
-from compaction.evaluate.cost import CACHE_READ, CACHE_WRITE, Fingerprints, Prefixes, Request, Tokens, price
+from compaction.evaluate.cost import (
+    CACHE_READ,
+    CACHE_WRITE,
+    Fingerprints,
+    Prefixes,
+    Prices,
+    Request,
+    Tokens,
+    price,
+)
 
 A, B, C, D, S = ({"n": n} for n in (100, 20, 30, 40, 7))
 
@@ -82,7 +91,7 @@ def test_the_prefix_index_finds_the_same_entries_as_comparing_with_every_earlier
     found = []
     for request in requests:
         digests = [prints(m) for m in request.messages]
-        found.append(index.longest(request.key, digests))
+        found.append(index.longest(request.key, digests)[0])
         index.add(request.key, digests)
     assert found == brute_force_hits(requests)
     expected_read = sum(
@@ -159,3 +168,46 @@ def test_the_priced_reads_match_every_earlier_end_and_frontier_compared_one_by_o
             entries += [(r.key, r.messages)] + ([(r.key, r.messages[:frontier])] if frontier else [])
         framed = [r.key in {q.key for q in requests[:i]} for i, r in enumerate(requests)]
         assert price(requests, tokens).read == sum(expected) + 40 * sum(framed)
+
+
+def growing(n=6, size=400):
+    """``n`` requests, each the one before with one message of ``size`` words appended."""
+    messages = [user(f"message {i} " * size) for i in range(n)]
+    return [Request(tuple(messages[: i + 1]), 0, "k") for i in range(n)]
+
+
+def test_a_read_multiplier_of_a_tenth_prices_the_same_reads_twice_as_dear():
+    requests = growing()
+    default, tenth = price(requests), price(requests, prices=Prices(read=0.1))
+    assert (tenth.read, tenth.written) == (default.read, default.written)  # the same traffic
+    assert tenth.units - default.units == pytest.approx((0.1 - CACHE_READ) * default.read)
+    assert tenth.units == pytest.approx(0.1 * tenth.read + CACHE_WRITE * tenth.written)
+
+
+def test_an_entry_expires_when_the_pace_leaves_it_unused_longer_than_its_lifetime():
+    requests = growing()
+    for pace, expired in ((299, 0), (300, 0), (301, len(requests) - 1)):  # the boundary: 300 s still lives
+        cost = price(requests, prices=Prices(lifetime=300, pace=pace))
+        assert cost.expired == expired, pace
+    never = price(requests)
+    gone = price(requests, prices=Prices(lifetime=300, pace=301))
+    assert gone.read == 0 and gone.written == never.read + never.written  # every request writes all again
+    assert price(requests, prices=Prices(lifetime=300, pace=60)).units == pytest.approx(never.units)
+
+
+def test_a_read_refreshes_an_entry_so_it_outlives_its_first_lifetime():
+    a, b, c, x = (user(f"{w} " * 300) for w in "abcx")
+    requests = [Request((a, b), 0, "k"), Request((a, b, c), 0, "k"), Request((a, b, x), 0, "k")]
+    tokens = Tokens()
+    cost = price(requests, tokens, Prices(lifetime=300, pace=200))
+    # (a, b) was written at 0 s and read at 200 s: at 400 s it is 200 s from its last use, not 400
+    read_ab = CACHE_READ * (tokens(a) + tokens(b))
+    assert cost.per_request[2] == pytest.approx(read_ab + CACHE_WRITE * tokens(x))
+    never_read = price([requests[0], requests[2]], tokens, Prices(lifetime=300, pace=400))
+    assert never_read.per_request[1] == pytest.approx(CACHE_WRITE * (tokens(a) + tokens(b) + tokens(x)))
+
+
+@pytest.mark.parametrize("bad", [{"read": -0.1}, {"lifetime": 0}, {"pace": -1}])
+def test_impossible_prices_are_refused_naming_them(bad):
+    with pytest.raises(ValueError, match="non-negative"):
+        Prices(**bad)

@@ -11,12 +11,13 @@ from compaction.evaluate.find import added_line, constrains, find_probes, piece
 from compaction.evaluate.probes import score
 from compaction.importers import load
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "claude-code-transcripts"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = DATA / "claude-code-transcripts"
 
 SESSION = [
-    user("Please fix the date parser. Do not change the public API.\nKeep the tests as they are."),
+    user("Please fix the date parser.\nKeep the tests as they are."),
     assistant(text("Reading the parser."), tool_use("toolu_1", "read_file", {"path": "dates.py"})),
-    user(tool_result("toolu_1", "def parse(s):\n    return s")),
+    user(tool_result("toolu_1", "def parse(s):\n    return s"), text("Do not change the public API.")),
     assistant(tool_use("toolu_2", "bash", {"command": "python -m pytest"})),
     user(
         tool_result(
@@ -76,7 +77,7 @@ def test_swe_agent_edits_name_the_file_opened_last():
 
 
 def test_limits_cap_each_kind():
-    many = [user(" ".join(f"Never do thing number {i}." for i in range(9)))]
+    many = [user("Fix it."), user(" ".join(f"Never do thing number {i}." for i in range(9)))]
     assert len(find_probes(many)) == 5
     assert len(find_probes(many, {"instruction": 2})) == 2
 
@@ -127,3 +128,50 @@ def test_the_shared_claude_code_sessions_yield_no_false_instruction():
     for path in sorted(SHARED.glob("*.jsonl")):
         found = [p for p in find_probes(load(path).messages) if p.kind == "instruction"]
         assert found == [], (path.name, found)
+
+
+def test_evidence_the_first_message_already_holds_is_no_probe():
+    # every strategy keeps the first message, so a probe answered by it scores the same for all
+    task = user("Fix the parser. Never edit the tests. Remember, YOU CAN ONLY ENTER ONE COMMAND AT A TIME.")
+    later = user(tool_result("toolu_1", "ok"), text("Never push to main."))
+    found = find_probes([task, assistant(tool_use("toolu_1", "bash", {"command": "ls"})), later])
+    assert [p.evidence for p in found if p.kind == "instruction"] == [("Never push to main.",)]
+
+
+def test_an_instruction_or_error_the_harness_repeats_every_turn_is_no_probe():
+    tip = "Remember, YOU CAN ONLY ENTER ONE COMMAND AT A TIME."
+    session = [user("Fix the parser.")]
+    for i in range(6):
+        error = "ValueError: bad month" if i == 2 else "DeprecationWarning: pkg_resources is deprecated"
+        session += [
+            assistant(tool_use(f"toolu_{i}", "bash", {"command": f"python run.py {i}"})),
+            user(tool_result(f"toolu_{i}", f"Traceback (most recent call last):\n{error}"), text(tip)),
+        ]
+    session[3] = user(tool_result("toolu_0", "Traceback\nValueError: bad day"), text("Never edit setup.py."))
+    found = find_probes(session)
+    assert [p.evidence for p in found if p.kind == "instruction"] == [("Never edit setup.py.",)]
+    recall = [p.evidence for p in found if p.kind == "recall"]
+    assert ("ValueError: bad month",) in recall and ("ValueError: bad day",) in recall
+    assert not any("DeprecationWarning" in e[0] for e in recall)  # in 4 of 7 user turns: the template's
+
+
+def test_an_error_seen_twice_is_still_a_probe():
+    session = [user("Fix it.")]
+    for i in range(2):
+        session += [
+            assistant(tool_use(f"toolu_{i}", "bash", {"command": "pytest"})),
+            user(tool_result(f"toolu_{i}", "Traceback\nKeyError: 'month'", is_error=True)),
+        ]
+    assert [p.evidence for p in find_probes(session) if p.kind == "recall"] == [("KeyError: 'month'",)]
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared session data is not at {DATA}")
+def test_on_the_real_sessions_no_probe_is_answered_by_the_first_message_or_a_repeated_template():
+    pydicom = load(DATA / "swe-agent-trajectories" / "pydicom__pydicom-1458-3.traj").messages
+    found = find_probes(pydicom)
+    assert not any("ONLY ENTER ONE COMMAND" in e for p in found for e in p.evidence)
+    assert {p.kind for p in found} >= {"artifact", "recall", "decision", "continuation"}
+    for path in sorted(p for p in DATA.rglob("*") if p.suffix in (".traj", ".json", ".jsonl")):
+        messages = load(path).messages
+        first = score(find_probes(messages), messages[:1])
+        assert first.answered == [], (path.name, first.answered)  # the first message alone answers none

@@ -194,6 +194,23 @@ def test_the_command_at_a_tiny_window_says_why_each_strategy_was_refused_on_stde
     assert "refused at turn 1" in captured.out  # the table's outcome column
 
 
+def test_the_tables_stay_within_120_columns_and_refusal_reasons_go_under_them(tmp_path, capsys):
+    session_file = tmp_path / "s.jsonl"
+    lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]
+    session_file.write_text("\n".join(lines), encoding="utf-8")
+    names = ("none", "masking 3", "pipeline, cache-blind", "summary only")
+    strategies = [a for s in names for a in ("--strategy", s)]
+    assert main(["evaluate", "--session", str(session_file), "--window", "5", *strategies]) == 0
+    out = capsys.readouterr().out
+    tables = out.split("probes)\n", 1)[1].split("\nrefused at turn N")[0]  # the legend is wrapped prose
+    rows = [line for line in tables.splitlines() if line.startswith(("strategy ", *names))]
+    rows = [line for line in rows if ": " not in line]  # not the refusals under the tables
+    assert len(rows) == 2 * (1 + 4) and max(len(line) for line in rows) <= 120, max(rows, key=len)
+    reason = "summary only: refused at turn 1: the first message alone is "
+    assert reason in " ".join(out.split())  # under the tables, where a long reason does not widen a column
+    assert all("the first message alone" not in row for row in rows)
+
+
 def test_a_refused_default_pipeline_gets_its_refusal_as_the_last_line_not_figures(tmp_path, capsys):
     session_file = tmp_path / "s.jsonl"
     lines = [json.dumps({"type": m["role"], "message": m}) for m in long_session(12)]

@@ -155,7 +155,7 @@ def test_a_replay_of_a_session_file_writes_no_copy_of_the_recorded_messages_that
 def test_probes_found_in_the_session_are_scored_on_the_final_context_and_losses_are_charged(tmp_path, client):
     session = long_session()
     probes = find_probes(session)
-    assert any(p.kind == "instruction" for p in probes)
+    assert probes and not any(p.kind == "instruction" for p in probes)  # its rule is in the first message
     none = replay(session, "none", window=WINDOW, workdir=tmp_path / "n", client=client, probes=probes)
     summary = replay(
         session, "summary only", window=WINDOW, workdir=tmp_path / "s", client=client, probes=probes

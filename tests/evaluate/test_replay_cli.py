@@ -14,9 +14,11 @@ import pytest
 
 from compaction import __main__ as cli
 from compaction.core.messages import validate
+from compaction.evaluate import compare
 from compaction.evaluate.replay import command
 from compaction.evaluate.replay.columns import COLUMNS, dollars
-from compaction.importers import RULES
+from compaction.evaluate.window import RULE, replay_window
+from compaction.importers import RULES, load
 from compaction.importers.nesting import MAX_DEPTH
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -73,7 +75,8 @@ def test_the_shared_claude_code_folder_prints_a_table_per_session_and_writes_the
         "session_b.jsonl",
         "todowrite_examples.jsonl",
     ):
-        assert f"{name}: window 200,000 tokens" in out
+        messages = load(DATA / "claude-code-transcripts" / name).messages
+        assert f"{name}: window {replay_window(messages):,} tokens" in out  # evaluate's own rule
     edge = DATA / "claude-code-transcripts" / "edge_cases.jsonl"
     assert f"{edge}: malformed_record x2: {RULES['malformed_record']} {edge}:line 10:" in out
     assert (tmp_path / "r.html").read_text().count('<section class="session">') == 4
@@ -285,7 +288,7 @@ def test_the_real_backend_without_a_key_exits_2_and_prints_no_key(capsys, tmp_pa
 def test_sessions_far_from_the_window_get_a_verdict_and_one_row_for_identical_strategies(capsys, tmp_path):
     status, out = replay(capsys, DATA / "claude-code-transcripts", "--report", tmp_path / "r.html")
     assert status == 0
-    assert "No session reached the summary threshold: the largest peak was 1,112 of 200,000 tokens" in out
+    assert "No session reached the summary threshold: the largest peak was 1,112 of 4,000 tokens" in out
     assert "no layer fired" in out
     merged = (
         "none, masking 10, summary only and pipeline: the same result, since no layer fired in any of them"
@@ -413,3 +416,15 @@ def test_help_says_which_exit_status_means_what(capsys):
         cli.main(["replay", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "exit status: 0 replayed; 3 replayed, but files or instances were skipped; 2 refused" in out
+
+
+def test_replay_and_evaluate_session_default_to_one_window_rule_and_say_it_in_their_help(capsys, tmp_path):
+    path = session_file(tmp_path / "s.jsonl")
+    messages = load(path).messages
+    status, out = replay(capsys, path, "--strategy", "none")
+    assert status == 0 and f"window {replay_window(messages):,} tokens" in out  # not the 200,000 of a model
+    assert compare.recorded_session(path).window == replay_window(messages)
+    for command_name in ("replay", "evaluate"):
+        with pytest.raises(SystemExit):
+            cli.main([command_name, "--help"])
+        assert RULE in " ".join(capsys.readouterr().out.split()), f"{command_name} --help"

@@ -10,7 +10,9 @@ message alone over it), or for none, the uncompacted reference, "over the window
 where the API would refuse its requests (its probes are then held in a context the API refuses).
 On stderr, each naming the file as given: what the importer repaired or skipped (grouped by rule,
 with lines), a file of which less than half the records became messages, each refusal, and
-errors. ``--save-final DIR`` writes each strategy's final context as JSON, ``--report FILE.html``
+errors. The window is ``--window`` or, for each session, a third of its tokens (at least 4,000 and
+twice its first message: ``compaction.evaluate.window``, the rule ``evaluate --session`` uses).
+``--save-final DIR`` writes each strategy's final context as JSON, ``--report FILE.html``
 the report. Everything printed or written passes through ``redact``. What left the context goes
 to a temporary folder removed at exit, or to ``--workdir`` (then kept, and its path printed).
 Exit status: 0 when every session was replayed (refused strategies included); 3 when sessions
@@ -59,10 +61,10 @@ from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.turns import first_message_too_big
 from compaction.evaluate.strategies import ON_REQUEST, STRATEGIES
+from compaction.evaluate.window import RULE, replay_window
 from compaction.importers import FORMATS, RULES, ImportedSession, NotASession, load_all, session_paths
 from compaction.importers.openhands_conversation import is_conversation
 
-WINDOW = 200_000
 SKIPPED = 3  # exit status: replayed, but files or instances were skipped
 TEMPORARY_NOTE = (
     "The work folder was temporary and is removed when the command ends: the places named under "
@@ -90,7 +92,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help=f"repeat for several (default: {', '.join(DEFAULT)})",
     )
     parser.add_argument(
-        "--window", type=int, default=WINDOW, help=f"context window in tokens (default {WINDOW:,})"
+        "--window",
+        type=int,
+        help=f"context window in tokens (default: {RULE}, for each session; the same rule as "
+        "compaction evaluate --session)",
     )
     parser.add_argument(
         "--backend", choices=("offline", "anthropic"), help="who writes summaries (default offline)"
@@ -123,7 +128,7 @@ def run_command(args: argparse.Namespace, console: Console) -> int:
     files, status = _files(args.paths, errors)
     if status:
         return status
-    if args.window < 1:
+    if args.window is not None and args.window < 1:
         return _fail(errors, f"--window must be a positive number of tokens, not {args.window}")
     outputs = (
         ("--report", args.report, False),
@@ -166,7 +171,8 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
     replays = []
     for path, session in sessions:
         probes = given if given is not None else find_probes(session.messages)
-        replay_args = (session, path, strategies, args.window, workdir, client, probes)
+        window = args.window if args.window is not None else replay_window(session.messages)
+        replay_args = (session, path, strategies, window, workdir, client, probes)
         replays.append(_replay_one(*replay_args, console, errors, kept=args.workdir is not None))
         if args.save_final:
             _save_final(replays[-1], args.save_final, console)

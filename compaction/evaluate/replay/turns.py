@@ -65,6 +65,7 @@ class Replay:
     unreached: list[str] = field(default_factory=list)  # probes about work this run never got to
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
     memory: dict[str, int] | None = None  # with memory: its calls, memory-only turns, tokens (notes.usage)
+    requests: list[Request] = field(default_factory=list)  # what it sent, to price again (cost.Prices)
 
     @property
     def removed(self) -> float:
@@ -160,6 +161,7 @@ def finish(
         full=full,
         full_tokens=sum(tokens(m) for m in full),
         cost=sent_cost(requests, tokens),
+        requests=list(requests),
         counts=ran.counts,
         events=ran.events,
         saved=saved,
