@@ -41,7 +41,7 @@ def claude_code_file(path, turns=25):
         )
         parent = uuid
 
-    add("user", "Read the files. Do not touch setup.py.")
+    add("user", "Read the files.")
     for i in range(turns):
         add(
             "assistant",
@@ -66,6 +66,8 @@ def claude_code_file(path, turns=25):
             )
             parent = "b"
             add("user", "Summary of the work so far", isCompactSummary=True)
+        if i == 12:
+            add("user", "Do not touch setup.py.")  # a rule said later: the first message's are no probes
     records.append(json.dumps({"type": KEY}))  # an unknown record type that happens to look like a key
     path.write_text("\n".join(records) + "\n")
     return path
@@ -146,7 +148,7 @@ def test_the_probe_table_names_each_probe_and_what_each_strategy_kept(report):
     result, html = report
     table = re.search(r'<table class="probes">.*?</table>', html, re.S).group(0)
     assert table.count("<tr>") == len(result.probes) + 1
-    assert "instruction" in table  # "Do not touch setup.py."
+    assert "instruction" in table  # "Do not touch setup.py.", said after the first message
     assert "kept" in table
 
 
