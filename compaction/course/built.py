@@ -94,13 +94,8 @@ def note_for(name, tool_input):
 # chapter 05
 def result_spots(messages):
     """(message index, block index) of every tool result, oldest first."""
-    return [
-        (i, j)
-        for i, m in enumerate(messages)
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for j, b in enumerate(m["content"])
-        if b.get("type") == "tool_result"
-    ]
+    return [(i, j) for i, m in enumerate(messages) if m["role"] == "user" and isinstance(m["content"], list)
+            for j, b in enumerate(m["content"]) if b.get("type") == "tool_result"]
 
 
 # chapter 05

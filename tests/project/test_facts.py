@@ -321,8 +321,18 @@ FACTS = [
 # (notebook, words the cell holds): why its numbers need no source in that cell. Keyed by words,
 # not by cell number, so an exception stays with its cell when cells are added above it.
 ALLOWED = {
-    ("00_welcome.ipynb", "| order | layer | chapter | fires when |"): (
-        "a table of the course's own layers and their chapter numbers"
+    ("00_welcome.ipynb", "| order | layer | the seed's number | chapter | fires when |"): (
+        "a table of the course's own layers, their chapter numbers and the seed's L-numbers (chapter 03 cites the seed)"
+    ),
+    ("00_welcome.ipynb", "looks for Claude Code's sessions in `~/.claude/projects`"): (
+        "where the cell looks and the version of the shared session (its README in ../shared/data says so); "
+        "chapter 15 cites Claude Code's directory page"
+    ),
+    ("06_pipeline.ipynb", "The package's default list (`default_layers()`, which chapter 10"): (
+        "chapter numbers only"
+    ),
+    ("06_pipeline.ipynb", "It pays where every layer that rewrites the past pays"): (
+        "the course's own run above (8 cache breaks)"
     ),
     ("05_micro.ipynb", "The transcript chapter 07 writes, and the prompt"): "the number is a chapter number",
     ("05_micro.ipynb", "**What it leaves out:** alone, it only slows"): (
