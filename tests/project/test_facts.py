@@ -322,7 +322,8 @@ FACTS = [
 # not by cell number, so an exception stays with its cell when cells are added above it.
 ALLOWED = {
     ("00_welcome.ipynb", "| order | layer | the seed's number | chapter | fires when |"): (
-        "a table of the course's own layers, their chapter numbers and the seed's L-numbers (chapter 03 cites the seed)"
+        "a table of the course's own layers, their chapter numbers and the seed's L-numbers "
+        "(chapter 03 cites the seed)"
     ),
     ("00_welcome.ipynb", "looks for Claude Code's sessions in `~/.claude/projects`"): (
         "where the cell looks and the version of the shared session (its README in ../shared/data says so); "
