@@ -197,3 +197,13 @@ def test_the_peak_context_is_the_request_the_peak_was_counted_on(tmp_path, clien
     run = replay(long_session(6), "none", window=WINDOW, workdir=tmp_path, client=client)
     assert estimate_tokens(run.peak_context, "tiktoken") == run.peak
     assert sum(fill_by_kind(run.peak_context, lambda s: count_text(s, "tiktoken")).values()) <= run.peak
+
+
+def test_the_left_the_context_column_says_one_time_and_two_times(tmp_path, client):
+    from dataclasses import replace
+
+    run = replay(long_session(), "masking 3", window=WINDOW, workdir=tmp_path, client=client)
+    dropping = [e for e in run.events if e.tokens_after < e.tokens_before]
+    assert len(dropping) >= 2
+    assert cells(replace(run, events=dropping[:1]))[-1].startswith("1 time, ")
+    assert cells(replace(run, events=dropping[:2]))[-1].startswith("2 times, ")

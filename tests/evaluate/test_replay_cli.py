@@ -166,10 +166,56 @@ def test_save_final_writes_each_strategys_context_valid_and_redacted(capsys, tmp
         capsys, path, "--strategy", "none", "--strategy", "pipeline", "--save-final", tmp_path / "out"
     )
     assert status == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s.none.json", "s.pipeline.json"]
+    # no layer fired in a session this short: the pipeline's final context is none's, written once
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s.none.json"]
+    assert "pipeline: the same final context as none (s.none.json), not written again" in out
     final = json.loads((tmp_path / "out" / "s.none.json").read_text())
     validate(final)
     assert KEY not in json.dumps(final) and "[redacted anthropic]" in json.dumps(final)
+
+
+def test_save_final_writes_a_context_that_differs_from_none_under_its_own_name(capsys, tmp_path):
+    lines = [record("user", "read them all")]
+    for i in range(14):
+        call = {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"n": i}}
+        lines.append(record("assistant", [call]))
+        lines.append(
+            record("user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"w{i} " * 300}])
+        )
+    lines.append(record("assistant", "done"))
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    args = ("--strategy", "none", "--strategy", "masking 10", "--save-final", tmp_path / "out")
+    status, out = replay(capsys, path, *args)
+    assert status == 0 and "not written again" not in out
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["long.masking-10.json", "long.none.json"]
+
+
+def test_sessions_that_share_a_file_name_in_subfolders_are_saved_apart(capsys, tmp_path):
+    (tmp_path / "in" / "a").mkdir(parents=True)
+    (tmp_path / "in" / "b").mkdir()
+    session_file(tmp_path / "in" / "a" / "s.jsonl")
+    (tmp_path / "in" / "b" / "s.jsonl").write_text(
+        record("user", "another task") + "\n" + record("assistant", "ok") + "\n"
+    )
+    status, out = replay(capsys, tmp_path / "in", "--strategy", "none", "--save-final", tmp_path / "out")
+    assert status == 0
+    a = json.loads((tmp_path / "out" / "a" / "s.none.json").read_text())
+    b = json.loads((tmp_path / "out" / "b" / "s.none.json").read_text())
+    assert "fix the parser" in json.dumps(a) and "another task" in json.dumps(b)
+
+
+def test_the_same_file_name_given_twice_is_never_overwritten_in_one_run(capsys, tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    first = session_file(tmp_path / "x" / "s.jsonl")
+    second = tmp_path / "y" / "s.jsonl"
+    second.write_text(record("user", "another task") + "\n" + record("assistant", "ok") + "\n")
+    args = ("--strategy", "none", "--save-final", tmp_path / "out")
+    status, out = replay(capsys, first, second, *args)
+    assert status == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s.none.json", "s~2.none.json"]
+    assert "another task" in (tmp_path / "out" / "s~2.none.json").read_text()
 
 
 def test_a_key_in_a_problem_is_never_printed(capsys, tmp_path):

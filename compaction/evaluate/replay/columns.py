@@ -77,7 +77,9 @@ def cells(run: StrategyRun) -> list[str]:
         f"{run.cost.breaks:,}",
         dollars(run.dollars),
         kept,
-        f"{len(gone)} times, {sum(d.freed for d in gone):,} tokens" if gone else "-",
+        f"{len(gone)} {'time' if len(gone) == 1 else 'times'}, {sum(d.freed for d in gone):,} tokens"
+        if gone
+        else "-",
     ]
 
 

@@ -12,9 +12,12 @@ On stderr, each naming the file as given: what the importer repaired or skipped 
 with lines), a file of which less than half the records became messages, each refusal, and
 errors. The window is ``--window`` or, for each session, a third of its tokens (at least 4,000 and
 twice its first message: ``compaction.evaluate.window``, the rule ``evaluate --session`` uses).
-``--save-final DIR`` writes each strategy's final context as JSON, ``--report FILE.html``
-the report. Everything printed or written passes through ``redact``. What left the context goes
-to a temporary folder removed at exit, or to ``--workdir`` (then kept, and its path printed).
+``--save-final DIR`` writes each strategy's final context as JSON, named after the
+session's path under the folder given (``a/s.traj`` -> ``DIR/a/s.none.json``), so sessions that
+share a file name never overwrite each other, and strategies with the same final context share
+one file (the line after the table says which); ``--report FILE.html`` the report. Everything
+printed or written passes through ``redact``. What left the context goes to a temporary folder
+removed at exit, or to ``--workdir`` (then kept, and its path printed).
 Exit status: 0 when every session was replayed (refused strategies included); 3 when sessions
 were replayed but files or instances found in a folder or output file were skipped (each named
 on stderr with why); 2 when a file given by name is not a session or holds nothing to replay
@@ -155,7 +158,8 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
     """Import and replay every file; a named file that is no session ends it with status 2."""
     strategies = args.strategy or list(DEFAULT)
     sessions, skipped = [], 0
-    for path, named in files:
+    names = _Names()  # one name per session for what it writes: never the same twice in a run
+    for path, named, name in files:
         try:
             found = _sessions(path, args.format, errors)
         except _Refused as exc:
@@ -165,17 +169,17 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
             skipped += 1
             continue
         skipped += found[1]
-        sessions += [(path, session) for session in found[0]]
+        sessions += [(path, session, names.claim(name, session)) for session in found[0]]
     if not sessions:
         return _fail(errors, "no session found in " + ", ".join(str(p) for p in args.paths))
     replays = []
-    for path, session in sessions:
+    for path, session, name in sessions:
         probes = given if given is not None else find_probes(session.messages)
         window = args.window if args.window is not None else replay_window(session.messages)
-        replay_args = (session, path, strategies, window, workdir, client, probes)
+        replay_args = (session, path, strategies, window, workdir / name, client, probes)
         replays.append(_replay_one(*replay_args, console, errors, kept=args.workdir is not None))
         if args.save_final:
-            _save_final(replays[-1], args.save_final, console)
+            _save_final(replays[-1], args.save_final / name, console)
     console.print(Text(LEGEND), soft_wrap=False)  # wrapped to the terminal, unlike the other lines
     _say(console, verdict(replays), "bold")
     if args.report:
@@ -186,6 +190,29 @@ def _replay_all(args, files, given, client, workdir: Path, console: Console, err
     if skipped:
         _say(errors, f"{skipped} skipped (each named above); exit status {SKIPPED}")
     return SKIPPED if skipped else 0
+
+
+class _Names:
+    """Names for what each session writes (its final contexts, its work folder), unique in a run.
+
+    A session is named by its path under the folder given (SWE-agent names every file
+    ``<instance_id>.traj``, so ``a/s.traj`` and ``b/s.traj`` are ``a/s`` and ``b/s``), with the
+    instance when a file holds several; a name already given in this run (the same file name
+    passed twice) gets ``~2``, ``~3``.
+    """
+
+    def __init__(self) -> None:
+        self.given: set[str] = set()
+
+    def claim(self, relative: Path, session: ImportedSession) -> Path:
+        """The name of ``session``, read from ``relative``, not given before in this run."""
+        base = (relative.parent / file_stem(session, relative)).as_posix()
+        name, n = base, 1
+        while name.casefold() in self.given:  # a case-insensitive disk would merge S and s
+            n += 1
+            name = f"{base}~{n}"
+        self.given.add(name.casefold())
+        return Path(name)
 
 
 class _Refused(Exception):
@@ -210,14 +237,14 @@ def _sessions(path: Path, format: str | None, errors: Console) -> tuple[list[Imp
     return usable, len(found) - len(usable)
 
 
-def _files(paths: list[Path], errors: Console) -> tuple[list[tuple[Path, bool]], int]:
-    """(file, named by the user) for every path; status 2 for a path that does not exist."""
-    files: list[tuple[Path, bool]] = []
+def _files(paths: list[Path], errors: Console) -> tuple[list[tuple[Path, bool, Path]], int]:
+    """(file, named by the user, its path under the folder given) for every path; 2 when one is missing."""
+    files: list[tuple[Path, bool, Path]] = []
     for path in paths:
         if path.is_dir() and not is_conversation(path):
-            files += [(p, False) for p in session_paths(path)]
+            files += [(p, False, p.relative_to(path)) for p in session_paths(path)]
         elif path.is_file() or path.is_dir():
-            files.append((path, True))
+            files.append((path, True, Path(path.name)))
         else:
             return [], _fail(errors, f"{path}: no such file or folder")
     return files, 0
@@ -260,7 +287,7 @@ def _replay_one(
     with Progress(*columns, console=console, transient=True) as progress:
         for name in strategies:
             task = progress.add_task(name, total=None)
-            folder = workdir / file_stem(session, path) / name.replace(" ", "-")
+            folder = workdir / name.replace(" ", "-")
             runs.append(
                 replay(
                     session.messages,
@@ -279,7 +306,7 @@ def _replay_one(
     console.print(session_heading(session, runs, where), soft_wrap=True)
     console.print(strategy_table(runs))
     if kept and any(run.events for run in runs):
-        _say(console, f"What left the context is on disk under {workdir / file_stem(session, path)}")
+        _say(console, f"What left the context is on disk under {workdir}")
     return SessionReplay(session, runs, turn_index(session.messages), probes)
 
 
@@ -325,12 +352,23 @@ def strategy_table(runs: list[StrategyRun]) -> Table:
     return table
 
 
-def _save_final(result: SessionReplay, folder: Path, console: Console) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def _save_final(result: SessionReplay, name: Path, console: Console) -> None:
+    """Each distinct final context once, as ``NAME.STRATEGY.json``; strategies that equal one say so."""
+    name.parent.mkdir(parents=True, exist_ok=True)
+    written: list[tuple[StrategyRun, Path]] = []
+    same: dict[Path, list[str]] = {}
     for run in result.runs:
-        out = folder / f"{file_stem(result.session)}.{run.strategy.replace(' ', '-')}.json"
+        first = next(((r, path) for r, path in written if r.final == run.final), None)
+        if first is not None:
+            same.setdefault(first[1], [first[0].strategy]).append(run.strategy)
+            continue
+        out = name.parent / f"{name.name}.{run.strategy.replace(' ', '-')}.json"
         out.write_text(json.dumps(redact_json(run.final), ensure_ascii=False, indent=1), encoding="utf-8")
-    _say(console, f"Final contexts: {folder}")
+        written.append((run, out))
+    _say(console, f"Final contexts: {name.parent}: " + ", ".join(path.name for _, path in written))
+    for path, (kept, *others) in same.items():
+        listed = ", ".join(others[:-1]) + (" and " if len(others) > 1 else "") + others[-1]
+        _say(console, f"  {listed}: the same final context as {kept} ({path.name}), not written again")
 
 
 def _is_tty(console: Console) -> bool:
