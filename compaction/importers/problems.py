@@ -25,7 +25,10 @@ RULES = {
     "orphan_tool_result": "a tool result with no call just before it was kept as text",
     "unanswered_tool_use": "a tool call with no recorded result was answered by a marked error result",
     "renamed_id": "a tool-call id the API would refuse (repeated, or outside [a-zA-Z0-9_-]) was renamed",
-    "broken_chain": "a parentUuid points to a record that is not in the file; the chain stops there",
+    "broken_chain": (
+        "a parentUuid names no record of the file (or closes a loop); the walk reads on from the record "
+        "before it, in file order"
+    ),
     "repeated_uuid": "two records share a uuid; links to it follow the later one",
     "leading_assistant": "the session starts with the assistant; a marked user message was put first",
     "too_deep": f"a record nested deeper than {MAX_DEPTH} levels was skipped without parsing it",

@@ -474,3 +474,21 @@ def test_replay_and_evaluate_session_default_to_one_window_rule_and_say_it_in_th
         with pytest.raises(SystemExit):
             cli.main([command_name, "--help"])
         assert RULE in " ".join(capsys.readouterr().out.split()), f"{command_name} --help"
+
+
+def test_every_skip_is_named_by_line_even_past_the_first_three(capsys, tmp_path):
+    lines = [record("user", "fix the parser"), record("assistant", "looking")]
+    lines += ["{not json"] * 6 + [record("user", "go on")]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = streams(capsys, path, "--strategy", "none")
+    assert status == 0 and "not_json x6" in err
+    for n in (3, 4, 5):
+        assert f"{path}:line {n}: " in err  # the first three with their detail
+    assert f"{path}: and 3 more not_json, at lines 6, 7 and 8" in err
+
+
+def test_the_broken_chain_rule_says_what_its_places_say():
+    from compaction.importers import RULES
+
+    assert "stops" not in RULES["broken_chain"] and "file order" in RULES["broken_chain"]

@@ -14,6 +14,7 @@ from compaction.evaluate.find import find_probes
 from compaction.evaluate.replay.engine import DEFAULT as STRATEGIES
 from compaction.evaluate.replay.engine import SessionReplay, replay, turn_index
 from compaction.evaluate.replay.report import write_report
+from compaction.evaluate.replay.sample import write_sample
 from compaction.importers import load
 from compaction.presentation.palette import KIND_LABELS, KINDS
 
@@ -194,3 +195,14 @@ def test_failed_summaries_are_drawn_as_failures_and_unreached_probes_as_lost(tmp
     assert "not reached, so lost: refused at turn" in html and "lost at turn None" not in html
     for run in refused:  # the score counts what it never reached as lost: no better than a finished run
         assert set(run.unreached) <= set(run.score.missed)
+
+
+def test_a_long_list_of_repairs_names_every_place_past_its_rows(tmp_path):
+    from compaction.evaluate.replay.report import MAX_ROWS, problems_list
+    from compaction.importers import Problem
+
+    session = load(write_sample(tmp_path / "s.jsonl", turns=2))
+    session.problems = [Problem("s.jsonl", f"line {n}", "not_json") for n in range(1, MAX_ROWS + 4)]
+    text = problems_list(SessionReplay(session, [], turn_index(session.messages)))
+    assert f"line {MAX_ROWS}</code>" in text
+    assert f"and 3 more, at lines {MAX_ROWS + 1}, {MAX_ROWS + 2} and {MAX_ROWS + 3}" in text

@@ -59,7 +59,7 @@ from compaction.evaluate.replay.columns import (
     verdict,
 )
 from compaction.evaluate.replay.engine import DEFAULT, SessionReplay, StrategyRun, replay, turn_index
-from compaction.evaluate.replay.readout import counts_line, nothing_to_replay, thin_read
+from compaction.evaluate.replay.readout import counts_line, nothing_to_replay, places, thin_read
 from compaction.evaluate.replay.redact import redact, redact_json
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.turns import first_message_too_big
@@ -73,7 +73,7 @@ TEMPORARY_NOTE = (
     "The work folder was temporary and is removed when the command ends: the places named under "
     "'on disk' are gone. Run with --workdir DIR to keep them."
 )
-SHOWN_PLACES = 3  # places listed per rule, one per line, before "..."
+SHOWN_PLACES = 3  # places listed per rule with their detail, before one line naming the rest
 TABLE_WIDTH = 200  # characters, when the output is not a terminal
 
 
@@ -320,8 +320,9 @@ def problem_lines(session: ImportedSession, path: Path | str | None = None) -> l
     for rule, found in by_rule.items():
         lines.append(f"{file}: {rule} x{len(found)}: {RULES.get(rule, rule)}")
         lines += [f"  {file}:{p.where}: {p.detail}" for p in found[:SHOWN_PLACES]]
-        if len(found) > SHOWN_PLACES:
-            lines.append(f"  {file}: ... {len(found) - SHOWN_PLACES} more")
+        if len(found) > SHOWN_PLACES:  # every other place named too, on one line
+            rest = found[SHOWN_PLACES:]
+            lines.append(f"  {file}: and {len(rest)} more {rule}, at {places(rest)}")
     if session.ignored:
         lines.append(f"{file}: left out by design (never sent to the model): {ignored_text(session.ignored)}")
     if session.off_branch:

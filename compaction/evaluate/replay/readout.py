@@ -4,13 +4,14 @@
 rest (left out by design, by kind; skipped, by rule; off the replayed branch), from the session's
 own ``tally``. ``thin_read`` is the one line a file gets when less than half of its records became
 messages, naming the largest causes. ``nothing_to_replay`` says why a session holds nothing a
-replay can use (no model reply), or ''. Deliberately left out: the places of each skip (the
-problem lines list them).
+replay can use (no model reply), or ''. ``places`` names where a list of problems are, in one
+line (``lines 12, 15 and 40``), so a list cut short still names every place it leaves out.
+Deliberately left out: the places of each skip in the counts line (the problem lines list them).
 """
 
 from __future__ import annotations
 
-from compaction.importers import ImportedSession
+from compaction.importers import ImportedSession, Problem
 
 THIN = 0.5  # below this share of records read as messages, a file says so
 READ = "read as messages"
@@ -45,3 +46,15 @@ def nothing_to_replay(session: ImportedSession) -> str:
     if any(m["role"] == "assistant" for m in session.messages):
         return ""
     return f"no reply of the model to replay ({counts_line(session, session.label).split(': ', 1)[1]})"
+
+
+def places(problems: list[Problem]) -> str:
+    """Where ``problems`` are, every one: ``lines 12, 15 and 40``, or ``history[3] and history[9]``."""
+    wheres = [p.where for p in problems]
+    if wheres and all(w.startswith("line ") for w in wheres):
+        wheres = [w.removeprefix("line ") for w in wheres]
+        head = "line " if len(wheres) == 1 else "lines "
+    else:
+        head = ""
+    listed = ", ".join(wheres[:-1]) + " and " + wheres[-1] if len(wheres) > 1 else "".join(wheres)
+    return head + listed

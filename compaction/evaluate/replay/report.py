@@ -30,6 +30,7 @@ from compaction.evaluate.replay.columns import (
 from compaction.evaluate.replay.departures import departures
 from compaction.evaluate.replay.engine import SessionReplay, StrategyRun
 from compaction.evaluate.replay.fill import fill_by_kind
+from compaction.evaluate.replay.readout import places
 from compaction.evaluate.replay.redact import redact
 from compaction.layers.triggers import summary_threshold
 from compaction.presentation.palette import KIND_LABELS, KINDS, LINES, layer_color
@@ -40,7 +41,7 @@ STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:2px 8px}
 td.n{text-align:right}h2{border-bottom:2px solid #24292f}.muted{color:#57606a}svg{display:block}
 code{background:#f6f8fa;padding:0 3px}"""
-MAX_ROWS = 40  # rows of a departures or problems list shown before "... N more"
+MAX_ROWS = 40  # rows of a departures or problems list; the rest of the problems named in one row
 SAME_AS = {"masking": "micro", "recent turns": "compact"}  # passes drawn in a pipeline layer's colour
 
 
@@ -98,7 +99,8 @@ def problems_list(replay: SessionReplay) -> str:
     s = replay.session
     items = [f"<li><code>{t(p.where)}</code> {t(p.rule)}: {t(p.detail)}</li>" for p in s.problems[:MAX_ROWS]]
     if len(s.problems) > MAX_ROWS:
-        items.append(f"<li>... {len(s.problems) - MAX_ROWS} more</li>")
+        rest = s.problems[MAX_ROWS:]
+        items.append(f"<li>and {len(rest)} more, at {t(places(rest))}</li>")
     for c in s.earlier_compactions:
         tokens = f", {c.tokens_before:,} tokens before" if c.tokens_before else ""
         items.append(
