@@ -11,8 +11,10 @@ How events become model messages follows openhands/memory/conversation_memory.py
 ``message`` action is text for its source; a tool action of the agent (``run``, ``read``,
 ``edit``, ``think``, ...) is a tool call, the calls of one model response form one assistant
 message (grouped by ``model_response.id``), and the observation is its result; ``finish`` is
-the agent's closing text. A call's text and input come from the recorded ``model_response``
-when the event holds it, else from ``thought`` and ``args`` without bookkeeping fields.
+the agent's closing text (its thought and the model's own text; a bare call to ``finish``, as
+the model made it, said as text, since no result follows the end). A call's text and input come
+from the recorded ``model_response`` when the event holds it, else from ``thought`` and ``args``
+without bookkeeping fields.
 
 V1 (OpenHands/software-agent-sdk at 611629e6999ad398dc49c761721eefe18d5e6bd9,
 openhands-sdk/openhands/sdk/event/): every event has a ``kind``. ``SystemPromptEvent`` is the
@@ -43,6 +45,7 @@ from compaction.importers.nesting import loads
 from compaction.importers.problems import NotASession, Problem
 from compaction.importers.session import ImportedSession, imported
 from compaction.importers.source import Source
+from compaction.importers.strict import call_as_text
 
 TOOL_ACTIONS = frozenset(
     {
@@ -306,9 +309,7 @@ def _v0_action(event: dict) -> _Step:
         blocks = _blocks(str(args.get("content") or "")) + images
         return _Step("say", role="user" if source == "user" else "assistant", blocks=blocks)
     if kind == "finish":
-        said = [str(args.get(k) or "") for k in ("thought", "final_thought")]
-        role = "user" if source == "user" else "assistant"  # the user can finish too (/exit)
-        return _Step("say", role=role, blocks=_blocks("\n".join(dict.fromkeys(s for s in said if s))))
+        return _v0_finish(args, source, metadata or {})
     if kind == "condensation":
         return _Step("compaction", detail=str(args.get("summary") or ""))
     if kind in LEFT_OUT_ACTIONS:
@@ -318,6 +319,25 @@ def _v0_action(event: dict) -> _Step:
     if source == "user" and metadata is None:  # the user ran it: OpenHands shows it as user text
         return _Step("say", role="user", blocks=_blocks(f"[the user ran {kind}] {_dump(_input(kind, args))}"))
     return _v0_call(event, kind, args, metadata or {})
+
+
+def _v0_finish(args: dict, source: Any, metadata: dict) -> _Step:
+    """The end of a conversation, as ``conversation_memory`` sends it: the closing text, never empty.
+
+    OpenHands sends a ``finish`` as the finisher's text: its ``thought``, then the recorded model
+    response's own text. When the model said nothing but called ``finish``, the call is what it
+    said, kept as text (a call block would need a result, and none follows the end).
+    """
+    message = _response_message(metadata.get("model_response") or {})
+    said = [str(args.get(k) or "") for k in ("thought", "final_thought")] + [_text(message.get("content"))]
+    closing = "\n".join(dict.fromkeys(s for s in said if s.strip()))
+    calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+    if not closing and (calls or metadata.get("function_name")):
+        recorded = (calls[0].get("function") or {}) if calls else {}
+        name = str(recorded.get("name") or metadata.get("function_name") or "finish")
+        closing = call_as_text(name, _arguments(recorded.get("arguments") or {}))
+    role = "user" if source == "user" else "assistant"  # the user can finish too (/exit)
+    return _Step("say", role=role, blocks=_blocks(closing))
 
 
 def _v0_call(event: dict, kind: str, args: dict, metadata: dict) -> _Step:

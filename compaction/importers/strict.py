@@ -165,7 +165,7 @@ def _answer(message: dict | None, pending: dict, where_of: dict, file: str, foun
                 )
             )
         elif block["type"] == "tool_use":
-            rest.append(text(f"[tool call {block['name']} {json.dumps(block['input'], ensure_ascii=False)}]"))
+            rest.append(text(call_as_text(block["name"], block["input"])))
             found.append(
                 Problem(file, where, "orphan_tool_result", "a tool call in a user message; kept as text")
             )
@@ -180,6 +180,11 @@ def _answer(message: dict | None, pending: dict, where_of: dict, file: str, foun
                 )
             ordered.append(results.get(new_id) or tool_result(new_id, MISSING_RESULT, is_error=True))
     return ordered + rest or [text("(no content)")]
+
+
+def call_as_text(name: str, arguments: Any) -> str:
+    """A tool call said as text where no call block can stand: ``[tool call finish {}]``."""
+    return f"[tool call {name} {json.dumps(arguments, ensure_ascii=False)}]"
 
 
 def _orphan_text(block: dict) -> str:

@@ -450,3 +450,32 @@ def test_a_v1_message_whose_content_is_plain_text_is_kept(tmp_path):
     message["llm_message"]["content"] = "Fix the parser."
     session = load(write(tmp_path / "v1.json", events))
     assert session.messages[0]["content"] == [{"type": "text", "text": "Fix the parser."}]
+
+
+def finish_session(tmp_path, args, said):
+    """A user question, the agent's answer, then the agent's call to ``finish`` (basic_interactions)."""
+    meta = metadata("call_fin", "finish", response("chatcmpl-9", said, [("call_fin", "finish", {})]))
+    events = [
+        action(0, "message", {"content": "what's 1+1?"}, source="user"),
+        action(3, "message", {"content": "1 + 1 equals 2."}),
+        action(6, "message", {"content": "Finish please"}, source="user"),
+        action(9, "finish", args, meta=meta),
+    ]
+    events[-1]["message"] = "All done! What's next on the agenda?"  # OpenHands' default, not the model's
+    return load(write(tmp_path / "finish.json", events))
+
+
+def test_a_bare_call_to_finish_is_the_agents_last_message_not_an_empty_record(tmp_path):
+    session = finish_session(tmp_path, {"outputs": {}, "thought": ""}, None)
+    validate(session.messages)
+    assert session.messages[-1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "[tool call finish {}]"}],
+    }
+    assert "empty" not in session.ignored and session.problems == []
+    assert session.tally() == {"read as messages": 4}
+
+
+def test_a_finish_says_its_thought_then_the_models_own_text_as_conversation_memory_does(tmp_path):
+    session = finish_session(tmp_path, {"outputs": {}, "thought": "The sum is 2."}, "Goodbye.")
+    assert session.messages[-1]["content"] == [{"type": "text", "text": "The sum is 2.\nGoodbye."}]
