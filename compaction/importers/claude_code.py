@@ -1,8 +1,13 @@
 """Claude Code transcripts (``~/.claude/projects/<project>/<session>.jsonl``) as strict lists.
 
 One JSON record per line, each with a ``type``; ``RECORDS`` says what this importer does with every
-type Claude Code 2.x writes. The formats as public sources describe them: the record types, their
-``uuid``/``parentUuid`` links and the records that sit on the chain without being messages
+type the sources below describe (Claude Code adds types from version to version: one not listed
+is reported as ``unknown_record`` with its line, and its link kept). ``permission-mode``
+(``permissionMode``, ``sessionId``) and ``file-history-delta`` (``messageId``,
+``snapshotMessageId``, ``trackingPath``, ``backup``, ``timestamp``: one file's backup between
+snapshots) hold no message, as public transcript parsers model them (pydantic models found by
+code search; no maintainer documents them). The formats as public sources describe them: the
+record types, their ``uuid``/``parentUuid`` links and the records that sit on the chain without being messages
 (``progress``, ``attachment``, ``system``) in daaain/claude-code-log (``claude_code_log/models.py``
 and ``dag.py`` at 05cc97e4); ``user`` records flagged ``isMeta`` (a local command's caveat, a hook's
 feedback) in anthropics/claude-code#1050; that the model reads them in anthropics/claude-code#1357
@@ -50,7 +55,9 @@ RECORDS = {
     "custom-title": "a session title the user set, left out",
     "last-prompt": "the prompt box's last text, left out",
     "tag": "a tag the user set, left out",
-    "mode": "the permission mode, left out",
+    "mode": "the session's mode, left out",
+    "permission-mode": "the permission mode (permissionMode), left out",
+    "file-history-delta": "one file's backup behind rewind (trackingPath, backup), left out",
     "agent-setting": "the agent's settings, left out",
     "agent-name": "the agent's name, left out",
     "pr-link": "a pull request link, left out",

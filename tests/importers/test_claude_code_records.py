@@ -225,3 +225,25 @@ def test_every_record_type_has_a_said_purpose_and_only_claude_code_records_are_c
     assert claims({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}})
     assert not claims({"type": "response_item", "payload": {}})  # a Codex rollout line
     assert not claims({"type": "message", "role": "user"})  # a chat line
+
+
+def test_permission_mode_and_file_history_delta_records_are_left_out_on_purpose(tmp_path):
+    """Both are written by current Claude Code; they hold no message and no link (public parsers)."""
+    t = Transcript()
+    t.add("permission-mode", link=False, permissionMode="acceptEdits", sessionId=SESSION)
+    t.user("fix the parser")
+    t.assistant({"type": "text", "text": "Fixed."})
+    delta = {"backupFileName": "0123456789abcdef@v2", "version": 2, "backupTime": "2026-09-01T10:00:00Z"}
+    t.add(
+        "file-history-delta",
+        link=False,
+        messageId="m1",
+        snapshotMessageId="m1",
+        trackingPath="src/parser.py",
+        backup=delta,
+        timestamp="2026-09-01T10:00:00Z",
+    )
+    session = load(t.write(tmp_path / "s.jsonl"))
+    assert session.problems == []
+    assert session.ignored == {"permission-mode": 1, "file-history-delta": 1}
+    assert said(session) == ["fix the parser", "Fixed."]
