@@ -9,7 +9,8 @@ import pytest
 from compaction.core.messages import assistant, text, tool_result, tool_use, user
 from compaction.evaluate.find import added_line, constrains, find_probes, piece
 from compaction.evaluate.probes import score
-from compaction.importers import load
+from compaction.importers import NotASession, load, load_all, session_paths
+from compaction.layers.instructions import is_harness_text, user_instructions
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 SHARED = DATA / "claude-code-transcripts"
@@ -102,11 +103,34 @@ CAVEAT = (
         CAVEAT,
         "<command-name>/clear</command-name> do not keep",
         "<local-command-stdout>must not</local-command-stdout>",
+        f"<local-command-caveat>{CAVEAT}</local-command-caveat>",  # as Claude Code 2.1 writes it (isMeta)
+        "Stop hook feedback:\n[~/.claude/check.sh]: never stop before the tests pass",
+        "<task-notification> <task-id>b1</task-id> <status>completed</status> must be read",
+        "<system-reminder>Do not mention this reminder.</system-reminder>",
     ],
 )
 def test_harness_text_in_a_user_turn_is_never_an_instruction(harness):
-    found = find_probes([user(harness), user("Do not change the public API.")])
+    session = [user(harness), user("Do not change the public API.")]
+    found = find_probes(session)
     assert [p.evidence for p in found if p.kind == "instruction"] == [("Do not change the public API.",)]
+    assert user_instructions(session) == ["Do not change the public API."]  # the ledger's, the same
+
+
+@pytest.mark.skipif(not SHARED.parent.is_dir(), reason=f"the shared session data is not at {SHARED.parent}")
+def test_no_session_of_the_shared_data_yields_harness_text_as_an_instruction():
+    """The Claude Code 2.1 session's caveat ('DO NOT respond to these messages') was a probe."""
+    checked = 0
+    for path in session_paths(SHARED.parent):
+        try:
+            sessions = load_all(path)
+        except NotASession:
+            continue
+        for session in sessions:
+            checked += 1
+            said = [e for p in find_probes(session.messages) if p.kind == "instruction" for e in p.evidence]
+            said += user_instructions(session.messages)
+            assert not [s for s in said if is_harness_text(s) or "DO NOT respond" in s], (path, said)
+    assert checked >= 10
 
 
 @pytest.mark.parametrize(
