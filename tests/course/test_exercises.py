@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -45,3 +47,21 @@ def test_every_check_report_of_the_untouched_exercise_fails(solution, tmp_path):
     assert expected, f"{solution.name} has no check report in its outputs: run compaction.course execute"
     assert len(reports) == expected, f"only {len(reports)} of {expected} check cells ran: {error_lines(ran)}"
     assert [r for r in reports if not r.startswith("FAIL")] == []
+
+
+def test_chapter_15s_exercise_never_states_the_answer_its_prediction_asks_for():
+    """'What you built' once said the turns (71 and 76) the learner is asked to predict before running."""
+
+    solution = json.loads((ROOT / "solutions" / "15_replay.ipynb").read_text(encoding="utf-8"))["cells"]
+    exercise = json.loads((ROOT / "exercises" / "15_replay.ipynb").read_text(encoding="utf-8"))["cells"]
+    asks = next(i for i, c in enumerate(solution) if "predict" in "".join(c["source"]).lower())
+    printed = "".join(
+        "".join(o.get("text", ""))
+        for c in solution[asks:]
+        if c["cell_type"] == "code"
+        for o in c.get("outputs", [])
+    )
+    answers = set(re.findall(r"\((\d+), '", printed))  # lost_at's (turn, pass)
+    assert answers, "the solution prints no (turn, pass) answer"
+    later = " ".join("".join(c["source"]) for c in exercise[asks + 1 :] if c["cell_type"] == "markdown")
+    assert not answers & set(re.findall(r"\d+", later)), answers & set(re.findall(r"\d+", later))
