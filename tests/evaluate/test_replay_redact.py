@@ -220,7 +220,11 @@ def replay_outputs(tmp_path: Path, capsys) -> dict[str, str]:
     captured = capsys.readouterr()
     assert status == 0, captured.err
     saved = [p.read_text(encoding="utf-8") for p in sorted((tmp_path / "final").iterdir())]
-    assert len(saved) == 2 * len(CORPUS)
+    # a strategy whose final context equals none's is written once, and the terminal says so
+    assert len(saved) + captured.out.count("not written again") == 2 * len(CORPUS)
+    assert {f"s{n:02d}.none.json" for n in range(len(CORPUS))} <= {
+        p.name for p in (tmp_path / "final").iterdir()
+    }
     report = html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
     return {"terminal": captured.out + captured.err, "saved contexts": "\n".join(saved), "report": report}
 
