@@ -1534,6 +1534,14 @@ TEXTS: dict[str, str] = {
 # ``compaction.course.exercises`` writes the Japanese hint into a ja exercise's stub; a hint with no entry
 # stays as it is. English hint -> Japanese hint.
 HINTS: dict[str, str] = {
+    # chapter 18
+    "write a new file under a random name (os.open, O_CREAT | O_EXCL), then os.replace it onto the note": (
+        "ランダムな名前で新しいファイルを書き（os.open、O_CREAT | O_EXCL）、"
+        "それを os.replace でメモの名前に移す"
+    ),
+    "the heading's line and the newlines around it; while that occurs twice, widen it by the next line": (
+        "見出しの行とその前後の改行から始め、それが 2 回出てくるうちは次の行を足して広げる"
+    ),
     "build the output list as you go; look at its last message before appending": (
         "出力のリストを作りながら進み、追加する前にその最後のメッセージを見る"
     ),
