@@ -285,6 +285,20 @@ TEXTS: dict[str, str] = {
         "ハードリンク /memories/linked.md を通してフォルダーの外のファイルが変更されました"
     ),
     "the plain note was not edited": "普通のメモが編集されていません",
+    "the file outside was written through a symbolic link planted at a temporary name ({names})": (
+        "一時ファイルの名前に仕掛けたシンボリックリンクを通して、外のファイルが書き換えられました（{names}）"
+    ),
+    "the file outside was written through a hard link planted at a temporary name ({names})": (
+        "一時ファイルの名前に仕掛けたハードリンクを通して、外のファイルが書き換えられました（{names}）"
+    ),
+    "a file outside the folder was made": "フォルダーの外にファイルが作られました",
+    "notes.md became a symbolic link to the file outside": (
+        "notes.md が外のファイルへのシンボリックリンクになりました"
+    ),
+    "notes.md is now a second name of the file outside": "notes.md が外のファイルの 2 つ目の名前になりました",
+    "{path}: refuse it or keep %2e%2e as a name ({want}); got {got}": (
+        "{path}: 拒否するか、%2e%2e を名前のまま扱ってください（{want}）。返り値 {got}"
+    ),
     "files left in the folder: {left}; leave no temporary file": (
         "フォルダーに残ったファイル: {left}。一時ファイルを残さないでください"
     ),
@@ -839,7 +853,11 @@ TEXTS: dict[str, str] = {
     "a note": "メモ",
     "a note in folders not made yet": "まだないフォルダーの中のメモ",
     "a folder with a trailing /": "末尾に / の付いたフォルダー",
-    "%2e%2e is a name, not ..": "%2e%2e は名前であり .. ではない",
+    "%2e%2e: a name, or refused": "%2e%2e: 名前として扱うか、拒否する",
+    "symbolic links planted at the temporary names": "一時ファイルの名前に仕掛けたシンボリックリンク",
+    "hard links planted at the temporary names": "一時ファイルの名前に仕掛けたハードリンク",
+    "the first line, quoted at the end of an entry": "先頭行の見出しが、エントリーの末尾に引用されている",
+    "the last line, starting another heading": "最終行の見出しが、別の見出しの先頭と同じ",
     "a name in Japanese": "日本語の名前",
     "view: a file's lines, numbered from 1": "view: ファイルの行に 1 から番号を付ける",
     "view: view_range [2, 3] shows lines 2-3": "view: view_range [2, 3] で 2〜3 行目を表示",
@@ -1516,6 +1534,14 @@ TEXTS: dict[str, str] = {
 # ``compaction.course.exercises`` writes the Japanese hint into a ja exercise's stub; a hint with no entry
 # stays as it is. English hint -> Japanese hint.
 HINTS: dict[str, str] = {
+    # chapter 18
+    "write a new file under a random name (os.open, O_CREAT | O_EXCL), then os.replace it onto the note": (
+        "ランダムな名前で新しいファイルを書き（os.open、O_CREAT | O_EXCL）、"
+        "それを os.replace でメモの名前に移す"
+    ),
+    "the heading's line and the newlines around it; while that occurs twice, widen it by the next line": (
+        "見出しの行とその前後の改行から始め、それが 2 回出てくるうちは次の行を足して広げる"
+    ),
     "build the output list as you go; look at its last message before appending": (
         "出力のリストを作りながら進み、追加する前にその最後のメッセージを見る"
     ),

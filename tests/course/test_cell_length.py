@@ -1,7 +1,9 @@
-"""A chapter grows its code in steps a reader can take in: no code cell of chapters 00-12 is over 25 lines.
+"""A chapter grows its code in steps a reader can take in: no code cell of chapters 00-12, 13, 15, 17 and 18
+is over 25 lines.
 
-TEACHING.md asks for cells of 3-15 lines, each run and shown; 25 is the ceiling issue 43 set. Chapters
-13-18 are held to it by their own pass; the solutions hold whole answers and are left out.
+TEACHING.md asks for cells of 3-15 lines, each run and shown; 25 is the ceiling issue 43 set. Chapters 14 and
+16 still have longer cells (14: one of 30 lines; 16: 27 and 30) and join when their own pass splits them; the
+solutions hold whole answers and are left out.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LONGEST = 25  # lines
-CHAPTERS = [p for p in sorted((ROOT / "notebooks").glob("*.ipynb")) if int(p.name[:2]) <= 12]
+NOT_YET = (14, 16)  # chapters whose long cells are not split yet
+CHAPTERS = [p for p in sorted((ROOT / "notebooks").glob("*.ipynb")) if int(p.name[:2]) not in NOT_YET]
 
 
 def long_cells(path: Path) -> list[str]:

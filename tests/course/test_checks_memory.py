@@ -134,13 +134,43 @@ def edit_refusing_links(root, path, old_str, new_str):
     return "ok"
 
 
-def note_edit_by_regex(notes, section, line):
-    found = list(re.finditer(rf"(^|\n)## {re.escape(section)}(\n|$)", notes))
+def edit_with_mkstemp(root, path, old_str, new_str):
+    """tempfile.mkstemp in the note's folder (a random name, O_EXCL, 0600), then os.replace."""
+    import tempfile
+
+    target = path_by_parts(root, path)
+    body = target.read_text()
+    if body.count(old_str) != 1:
+        raise ValueError("not exactly once")
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=".edit-")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(body.replace(old_str, new_str))
+        os.replace(name, target)
+    except BaseException:
+        os.unlink(name)
+        raise
+    return "ok"
+
+
+def note_edit_by_characters(notes, section, line):
+    """The heading's line and its newlines, widened a character at a time on both sides until unique."""
+    found = [m.start() for m in re.finditer(rf"(?m)^## {re.escape(section)}$", notes)]
     if len(found) != 1:
-        raise ValueError(f"section {section} not found once")
-    old = found[0].group(0)
-    head = old.rstrip("\n")
-    return {"old_str": old, "new_str": f"{head}\n{line}" + ("\n" if old.endswith("\n") else "")}
+        raise LookupError(section)
+    start = found[0]
+    end = start + len(f"## {section}")  # where the new line goes: after the heading's text
+    a, b = max(start - 1, 0), min(end + 1, len(notes))
+    while notes.count(notes[a:b]) != 1:
+        a, b = max(a - 1, 0), min(b + 1, len(notes))
+    return {"old_str": notes[a:b], "new_str": notes[a:end] + "\n" + line + notes[end:b]}
+
+
+def path_refusing_encoded(root, path):
+    """The documentation's advice followed: a URL-encoded traversal sequence is refused as well."""
+    if "%2e" in path.lower():
+        raise ValueError("URL-encoded traversal sequence")
+    return path_by_parts(root, path)
 
 
 # ---------------------------------------------------------------- answers missing one kind of unsafe path
@@ -184,6 +214,13 @@ def path_missing(rule):
 
     safe_path.__name__ = f"path_missing_{rule.replace(' ', '_')}"
     return safe_path
+
+
+def path_url_decoding(root, path):
+    """Decodes %2e%2e to .. after the checks: the decoded path climbs out of the folder."""
+    from urllib.parse import unquote
+
+    return Path(root) / unquote(str(path_by_parts(root, path).relative_to(root)))
 
 
 def path_resolve_and_compare(root, path):
@@ -339,6 +376,30 @@ def edit_leaving_a_backup(root, path, old_str, new_str):
     return "ok"
 
 
+def edit_predictable_temporary_name(root, path, old_str, new_str):
+    """The solution before review: '.notes.md.new' written with write_text, which follows a planted link."""
+    target = checks.safe_path_reference(root, path)
+    body = target.read_text(encoding="utf-8")
+    if body.count(old_str) != 1:
+        raise ValueError("not once")
+    fresh = target.with_name(f".{target.name}.new")
+    fresh.write_text(body.replace(old_str, new_str), encoding="utf-8")
+    os.replace(fresh, target)
+    return "ok"
+
+
+def edit_fixed_name_of_its_own(root, path, old_str, new_str):
+    """A fixed temporary name no list would guess: the check plants the names the answer writes."""
+    target = checks.safe_path_reference(root, path)
+    body = target.read_text(encoding="utf-8")
+    if body.count(old_str) != 1:
+        raise ValueError("not once")
+    fresh = target.parent / "zz-scratch"
+    fresh.write_text(body.replace(old_str, new_str), encoding="utf-8")
+    os.replace(fresh, target)
+    return "ok"
+
+
 def edit_replacing_all(root, path, old_str, new_str):
     target = checks.safe_path_reference(root, path)
     fresh = target.with_name(".tmp-" + target.name)
@@ -390,6 +451,27 @@ def note_newline_both_sides(notes, section, line):
     return {"old_str": f"\n## {section}\n", "new_str": f"\n## {section}\n{line}\n"}
 
 
+def note_anchored_on_newlines(notes, section, line):
+    """The solution before review: the heading and its newlines, never widened ('## Findings\\n' twice)."""
+    found = list(re.finditer(rf"(^|\n)## {re.escape(section)}(\n|$)", notes))
+    if len(found) != 1:
+        raise ValueError(f"section {section} not found once")
+    old = found[0].group(0)
+    heading = old.strip("\n")
+    return {"old_str": old, "new_str": old.replace(heading, f"{heading}\n{line}", 1)}
+
+
+def note_reference_before_review(notes, section, line):
+    """The reference before review: the same newlines by line index, never widened."""
+    heading = f"## {section}"
+    lines = notes.split("\n")
+    if heading not in lines:
+        raise ValueError("missing")
+    k = lines.index(heading)
+    before, after = ("\n" if k else ""), ("\n" if k < len(lines) - 1 else "")
+    return {"old_str": f"{before}{heading}{after}", "new_str": f"{before}{heading}\n{line}{after}"}
+
+
 def note_whole_file(notes, section, line):
     edit = checks.note_edit_reference(notes, section, line)
     return {"old_str": notes, "new_str": notes.replace(edit["old_str"], edit["new_str"], 1)}
@@ -416,7 +498,7 @@ CASES = [
     (
         checks.check_safe_path,
         checks.safe_path_reference,
-        [path_naive, *[wrong for wrong, _ in MISSES]],
+        [path_naive, path_url_decoding, *[wrong for wrong, _ in MISSES]],
     ),
     (
         checks.check_memory_handler,
@@ -442,6 +524,8 @@ CASES = [
             edit_leaving_a_backup,
             edit_replacing_all,
             edit_without_path_check,
+            edit_predictable_temporary_name,
+            edit_fixed_name_of_its_own,
         ],
     ),
     (
@@ -455,6 +539,8 @@ CASES = [
             note_whole_file,
             note_inventing_sections,
             note_found_by_substring,
+            note_anchored_on_newlines,
+            note_reference_before_review,
         ],
     ),
 ]
@@ -465,8 +551,10 @@ def test_right_answers_written_differently_pass():
     for check, answer in [
         (checks.check_safe_path, path_by_parts),
         (checks.check_memory_handler, handle_by_class),
+        (checks.check_safe_path, path_refusing_encoded),
         (checks.check_edit_through_hard_link, edit_refusing_links),
-        (checks.check_note_edit, note_edit_by_regex),
+        (checks.check_edit_through_hard_link, edit_with_mkstemp),
+        (checks.check_note_edit, note_edit_by_characters),
     ]:
         report = check(answer)
         assert report.passed, str(report)
@@ -479,3 +567,42 @@ def test_a_failing_row_names_the_path_and_the_rule_and_never_the_temporary_folde
         "/memories/notes\\x00.md should be refused (no NUL character); got <memory folder>/notes\\x00.md"
     )
     assert not [r for r in report.results if "memory-check-" in r.detail]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "row"),
+    [
+        (edit_predictable_temporary_name, "symbolic links planted at the temporary names"),
+        (edit_predictable_temporary_name, "hard links planted at the temporary names"),
+        (edit_fixed_name_of_its_own, "symbolic links planted at the temporary names"),
+    ],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_a_link_planted_at_a_temporary_name_is_caught_and_named(wrong, row):
+    failed = {r.name: r.detail for r in checks.check_edit_through_hard_link(wrong).failures}
+    assert row in failed and "the file outside was written through" in failed[row], failed
+    own = ".notes.md.new" if wrong is edit_predictable_temporary_name else "zz-scratch"
+    assert f"temporary name ({own}," in failed[row]  # the answer's own name first
+
+
+@pytest.mark.parametrize(
+    ("wrong", "row"),
+    [
+        (note_anchored_on_newlines, "the first line, quoted at the end of an entry"),
+        (note_anchored_on_newlines, "the last line, starting another heading"),
+        (note_reference_before_review, "the first line, quoted at the end of an entry"),
+        (note_reference_before_review, "the last line, starting another heading"),
+    ],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_a_heading_on_the_first_or_last_line_needs_a_wider_old_str(wrong, row):
+    failed = {r.name: r.detail for r in checks.check_note_edit(wrong).failures}
+    assert "occurs 2 times" in failed[row], failed
+
+
+def test_an_encoded_dot_dot_may_be_a_name_or_refused_but_never_decoded():
+    name = checks.ENCODED[0]
+    assert checks.check_safe_path(path_refusing_encoded).passed
+    assert name not in {r.name for r in checks.check_safe_path(checks.safe_path_reference).failures}
+    failed = {r.name: r.detail for r in checks.check_safe_path(path_url_decoding).failures}
+    assert "refuse it or keep %2e%2e as a name" in failed[name]

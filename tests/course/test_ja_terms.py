@@ -88,9 +88,9 @@ def hints(path: Path) -> list[str]:
     ]
 
 
-def test_the_ja_exercises_give_every_hint_of_chapters_01_12_in_japanese():
+def test_the_ja_exercises_give_every_hint_of_chapters_01_12_and_18_in_japanese():
     for solution in sorted((ROOT / "solutions").glob("*.ipynb")):
-        if int(solution.name[:2]) > 12:
+        if int(solution.name[:2]) > 12 and int(solution.name[:2]) != 18:  # 13-17: not translated yet
             continue
         english = hints(solution)
         japanese = hints(ROOT / "ja" / "exercises" / solution.name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -89,7 +90,6 @@ SAFE = [
     ("a note", "/memories/notes.md", ["notes.md"]),
     ("a note in folders not made yet", "/memories/projects/a/b.md", ["projects", "a", "b.md"]),
     ("a folder with a trailing /", "/memories/projects/", ["projects"]),
-    ("%2e%2e is a name, not ..", "/memories/%2e%2e/x.md", ["%2e%2e", "x.md"]),
     ("a name in Japanese", "/memories/ノート.md", ["ノート.md"]),
 ]
 
@@ -142,10 +142,33 @@ def _accepted(fn: Callable, path: str, parts: list[str]) -> None:
         )
 
 
+# a URL-encoded `..`: a plain name on disk, or refused (the memory tool's docs ask to watch for
+# URL-encoded traversal); either is safe, a decoded `..` that climbs out is not
+ENCODED = ("%2e%2e: a name, or refused", "/memories/%2e%2e/x.md", ["%2e%2e", "x.md"])
+
+
+def _name_or_refused(fn: Callable, path: str, parts: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="memory-check-") as tmp:
+        root, _ = _world(tmp)
+        try:
+            got = fn(root, path)
+        except ValueError:
+            return
+        want = root.joinpath(*parts)
+        assert Path(got).resolve() == want.resolve(), say(
+            "{path}: refuse it or keep %2e%2e as a name ({want}); got {got}",
+            path=path,
+            want=_where(want, root),
+            got=_where(got, root),
+        )
+
+
 def check_safe_path(fn: Callable) -> CheckReport:
     """The chapter's ``safe_path(root, path)``: each unsafe kind refused, safe paths mapped under root."""
     cases = [(name, lambda r=rule, p=path: _refused(fn, r, p)) for name, rule, path in UNSAFE]
     cases += [(name, lambda p=path, s=parts: _accepted(fn, p, s)) for name, path, parts in SAFE]
+    name, path, parts = ENCODED
+    cases.append((name, lambda: _name_or_refused(fn, path, parts)))
     return run_cases("safe_path", cases)
 
 
@@ -484,6 +507,96 @@ def _escape_refused(fn: Callable, root: Path, outside: Path) -> None:
     )
 
 
+# names a temporary file beside notes.md is often given; the check also plants whatever names the
+# answer itself wrote on a first, clean run (seen through an audit hook), so a fixed name of its own
+# is caught too, and a random one (uuid, mkstemp) is not planted where the next run writes
+TEMPORARY_NAMES = (
+    ".notes.md.new", "notes.md.new", ".notes.md.tmp", "notes.md.tmp", ".tmp-notes.md", "notes.md~",
+    ".notes.md.swp", "notes.md.bak", "notes.new", "notes.tmp", ".notes.md", "notes.md.part",
+)  # fmt: skip
+_written: list[str] | None = None  # while recording: the paths an answer opened for writing or replaced
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _audit(event: str, args: tuple) -> None:
+    """Record the files an answer writes (the ``open`` and ``os.rename``/``os.replace`` audit events)."""
+    if _written is None:
+        return
+    if event == "open" and len(args) >= 3:
+        path, mode, flags = args[0], args[1], args[2]
+        writes = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)
+        if writes and isinstance(path, (str, bytes, os.PathLike)):
+            _written.append(os.fsdecode(os.fspath(path)))
+    elif event in ("os.rename", "os.replace") and args:
+        _written.append(os.fsdecode(os.fspath(args[0])))
+
+
+_hooked = False
+VICTIM = "outside: never written through a memory command\n"
+WRITTEN_THROUGH = {  # the row that fails, by the kind of link planted
+    kind: f"the file outside was written through a {kind} link planted at a temporary name ({{names}})"
+    for kind in ("symbolic", "hard")
+}
+
+
+def _names_written(fn: Callable) -> list[str]:
+    """The names (other than notes.md) an answer writes in the folder when it edits notes.md once."""
+    global _written, _hooked
+    if not _hooked:
+        sys.addaudithook(_audit)  # audit hooks cannot be removed: this one does nothing unless recording
+        _hooked = True
+    with tempfile.TemporaryDirectory(prefix="memory-check-") as tmp:
+        root = Path(tmp) / "memories"
+        root.mkdir()
+        (root / "notes.md").write_text("- status: exploring\n", encoding="utf-8")
+        _written = []
+        try:
+            fn(root, "/memories/notes.md", "exploring", "fixing")
+        except Exception:  # noqa: BLE001 - only the names it wrote matter here
+            pass
+        finally:
+            seen, _written = _written, None
+        real = root.resolve()
+        return sorted(
+            {Path(p).name for p in seen if Path(p).parent.resolve() == real and Path(p).name != "notes.md"}
+        )
+
+
+def _planted(fn: Callable, kind: str) -> None:
+    """Links planted at every temporary name: the file outside unchanged, notes.md a plain note."""
+    own = _names_written(fn)  # named first in a failing row: the likeliest way through
+    names = own + sorted(set(TEMPORARY_NAMES) - set(own))
+    with tempfile.TemporaryDirectory(prefix="memory-check-") as tmp:
+        around = Path(tmp)
+        victim = around / "victim.txt"
+        victim.write_text(VICTIM, encoding="utf-8")
+        root = around / "memories"
+        root.mkdir()
+        (root / "notes.md").write_text("- status: exploring\n", encoding="utf-8")
+        for name in names:
+            (os.symlink if kind == "symbolic" else os.link)(victim, root / name)
+        outside = sorted(p.name for p in around.iterdir())
+        refused = False
+        try:
+            fn(root, "/memories/notes.md", "exploring", "fixing")
+        except NotImplementedError:
+            raise
+        except Exception:  # noqa: BLE001 - refusing to write beside a planted link is safe too
+            refused = True
+        assert victim.read_text(encoding="utf-8") == VICTIM, say(
+            WRITTEN_THROUGH[kind],
+            names=", ".join(names[:4]) + (", ..." if len(names) > 4 else ""),
+        )
+        assert sorted(p.name for p in around.iterdir()) == outside, say("a file outside the folder was made")
+        note = root / "notes.md"
+        assert not note.is_symlink(), say("notes.md became a symbolic link to the file outside")
+        if not refused:
+            assert note.read_text(encoding="utf-8") == "- status: fixing\n", say(
+                "the plain note was not edited"
+            )
+            assert os.stat(note).st_nlink == 1, say("notes.md is now a second name of the file outside")
+
+
 def check_edit_through_hard_link(fn: Callable) -> CheckReport:
     """Exercise 1: ``edit_note(root, path, old_str, new_str)`` never writes through a planted hard link."""
     cases = [
@@ -493,9 +606,12 @@ def check_edit_through_hard_link(fn: Callable) -> CheckReport:
         ("text found twice is refused", _twice_refused),
         ("`..` is still refused", _escape_refused),
     ]
-    return run_cases(
-        "edit_note", [(name, lambda c=c: _linked(fn, lambda r, o: c(fn, r, o))) for name, c in cases]
-    )
+    rows = [(name, lambda c=c: _linked(fn, lambda r, o: c(fn, r, o))) for name, c in cases]
+    rows += [
+        ("symbolic links planted at the temporary names", lambda: _planted(fn, "symbolic")),
+        ("hard links planted at the temporary names", lambda: _planted(fn, "hard")),
+    ]
+    return run_cases("edit_note", rows)
 
 
 def edit_note_reference(root: Path, path: str, old_str: str, new_str: str) -> str:
@@ -537,6 +653,18 @@ NOTE_CASES = [
         "## Progress\n- wrote ## Findings\n## Findings\n- new\n",
     ),
     ("the last line, no newline after it", "# Notes\n## Progress", "Progress", "# Notes\n## Progress\n- new"),
+    (
+        "the first line, quoted at the end of an entry",
+        "## Findings\n- a\n## Progress\n- wrote ## Findings\n",
+        "Findings",
+        "## Findings\n- new\n- a\n## Progress\n- wrote ## Findings\n",
+    ),
+    (
+        "the last line, starting another heading",
+        "# Notes\n## Findings (old)\n- a\n## Findings",
+        "Findings",
+        "# Notes\n## Findings (old)\n- a\n## Findings\n- new",
+    ),
     (
         "a long notes file: the edit stays small",
         "## Findings\n"
@@ -596,12 +724,20 @@ def check_note_edit(fn: Callable) -> CheckReport:
 
 
 def note_edit_reference(notes: str, section: str, line: str) -> dict:
-    """The heading's whole line (and the newline before it, unless it opens the file), then the line."""
+    """The heading's line with the newlines around it, widened by a line at a time until unique."""
     heading = f"## {section}"
     lines = notes.split("\n")
-    if heading not in lines:
-        raise ValueError(f"no section {section!r} in the notes")
-    k = lines.index(heading)
-    before = "\n" if k else ""
-    after = "\n" if k < len(lines) - 1 else ""
-    return {"old_str": f"{before}{heading}{after}", "new_str": f"{before}{heading}\n{line}{after}"}
+    if lines.count(heading) != 1:
+        raise ValueError(f"the notes have {lines.count(heading)} sections {section!r}; one is needed")
+    k = first = last = lines.index(heading)
+    while True:
+        before = "\n" if first > 0 else ""  # the newline that ends the line before the window
+        after = "\n" if last < len(lines) - 1 else ""  # the newline that ends the window's last line
+        old = before + "\n".join(lines[first : last + 1]) + after
+        if notes.count(old) == 1:
+            new = before + "\n".join([*lines[first : k + 1], line, *lines[k + 1 : last + 1]]) + after
+            return {"old_str": old, "new_str": new}
+        if last < len(lines) - 1:  # the next line first: the heading's own entries
+            last += 1
+        else:
+            first -= 1
