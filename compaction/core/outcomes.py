@@ -180,6 +180,16 @@ def first_problem(output: str) -> str:
     return cut(_first_error(output) or first_line(output), LINE_CHARS)
 
 
+def problem_lines(output: str, max_lines: int = 2) -> list[str]:
+    """An output's failures (``failures``), else its error lines (a traceback's exception), bounded."""
+    output = body(output)
+    found = failures(output)[:max_lines]
+    if not found:
+        lines = [ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)]
+        found = [ln for ln in lines if not ln.startswith("Traceback")][:max_lines]
+    return [cut(line, LINE_CHARS) for line in found]
+
+
 def first_line(output: str) -> str:
     """The first non-blank line of an output."""
     return next((ln.strip() for ln in output.splitlines() if ln.strip()), "(no output)")

@@ -144,15 +144,24 @@ _TRANSCRIPT_NAMED = re.compile(r"messages\) is in the transcript (\S+);")
 
 
 def continuation_text(
-    summary: str, transcript: str, *, messages: int, dropped: int = 0, manual: bool = False
+    summary: str, transcript: str, *, messages: int, dropped: int = 0, manual: bool = False, parts: int = 1
 ) -> str:
-    """The opening of a compacted list: the session continues from a summary; where the rest is."""
+    """The opening of a compacted list: the session continues from a summary; where the rest is.
+
+    ``parts`` > 1: the summary was written in that many requests (the summary so far plus the next
+    part); ``dropped`` > 0: that many messages were left out of the request, only the transcript has them.
+    """
     how = "at the agent's request" if manual else "because the context was nearly full"
     lines = [
         f"{CONTINUATION_HEAD}{how}] This session continues from a summary of the earlier conversation.",
         f"The full history ({messages} messages) is in the transcript {transcript}; read it if a "
         "detail is missing from the summary.",
     ]
+    if parts > 1:
+        lines.append(
+            f"The history did not fit one summary request, so the summary was written in {parts} parts, "
+            "each adding the next messages to the summary so far; it covers all of them."
+        )
     if dropped:
         lines.append(
             f"{dropped} earlier messages were only in the transcript: they did not fit in the "

@@ -104,17 +104,24 @@ def _message_specifics(message: Mapping[str, Any]) -> set[str]:
 
 
 class LaterUse:
-    """For each message index, which specific tokens the assistant says after it (one pass per list)."""
+    """For each message index, which specific tokens the assistant says after it.
+
+    Built lazily from the end: a question about message ``index`` reads only the messages after it
+    that no earlier question read, so clearing the newest few results of a long list stays cheap.
+    """
 
     def __init__(self, messages: Sequence[Mapping[str, Any]]):
+        self._messages = messages
         self._last: dict[str, int] = {}  # token -> index of the last assistant message that says it
-        for i, message in enumerate(messages):
-            if message.get("role") == "assistant":
-                for token in _cached_specifics(message):
-                    self._last[token] = i
+        self._read = len(messages)  # messages[self._read:] are in self._last
 
     def lines(self, result_text: str, index: int, **bounds: int) -> list[str]:
         """``used_lines`` for a result in message ``index``: tokens said in messages after it."""
+        for i in range(self._read - 1, index, -1):  # read back to just after ``index``, once
+            if self._messages[i].get("role") == "assistant":
+                for token in _cached_specifics(self._messages[i]):
+                    self._last.setdefault(token, i)  # read from the end: the first seen is the last said
+        self._read = min(self._read, index + 1)
         later = {t for t in specifics(result_text) if self._last.get(t, -1) > index}
         return pick_used(result_text, later, **bounds)
 

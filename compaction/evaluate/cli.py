@@ -112,6 +112,7 @@ def main(args: argparse.Namespace, console: Console | None = None) -> int:
             keep_final(r, args.save_final)
         console.print(f"\nfinal contexts written to {args.save_final}", markup=False)
     print_real(replays, real_ones, console)
+    print_fitting(real_ones, console)
     print_goal(replays, console)
     if real_ones:
         console.print(real.headline(replays, real_ones), markup=False, soft_wrap=True)
@@ -162,6 +163,28 @@ def print_real(replays: list[Replay], sessions: list, console: Console) -> None:
     for layer, by_session in real.lost_probes(replays, sessions).items():
         lost = "; ".join(f"{session}: {', '.join(ids)}" for session, ids in by_session.items())
         console.print(f"  lost to {layer}: {lost}", markup=False, soft_wrap=True)
+
+
+def print_fitting(sessions: list, console: Console) -> None:
+    """Where compaction paid: each real session in windows it fits, the default against ``none``."""
+    fits = real.fitting(sessions)
+    if not fits:
+        return
+    replays = run_with_progress(fits, ["none", compare.DEFAULT], console)
+    console.print(
+        "\nreal sessions that fit their window (their own size + "
+        f"{real.ROOM:,} tokens, and {real.DEFAULT_WINDOW:,}): did compaction pay against none?",
+        markup=False,
+        soft_wrap=True,
+    )
+    table = compare.text_table(real.FIT_COLUMNS, real.paid_rows(replays, fits))
+    console.print(table, markup=False, soft_wrap=True)
+    verdicts = [real.verdict(r, replays) for r in real.mine(replays, fits)]
+    console.print(
+        f"  paid {verdicts.count('paid')}, did not pay {verdicts.count('did not pay')}, "
+        f"untouched {verdicts.count('untouched')} of {len(verdicts)}",
+        markup=False,
+    )
 
 
 def print_goal(replays: list[Replay], console: Console) -> None:

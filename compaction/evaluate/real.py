@@ -9,14 +9,19 @@ goal lines are the offline session's criteria on probes (``compare.kept``) with 
 shares (issue 40, item 5: at least 90% of the probes and 80% of the recall probes; decisions and
 artifacts as offline). Tokens removed and cost are reported, not held to a goal: at a third of its
 size a session does not fit its window, so ``none`` is no option there.
+``fitting`` and ``paid_rows`` answer issue 40's item 4: each real session again in windows it fits
+(its own size plus ``ROOM``, and the 200,000-token default window), the default against ``none``:
+what it did, the probes it lost, its cost, and whether compaction paid (cheaper than sending
+everything, nothing lost), did not pay (dearer, or a probe lost), or left the session untouched.
 Deliberately left out: a mean of per-session shares (a four-probe session would weigh as much as a
-twenty-five-probe one), and sessions that fit their window at their own size (issue 40, item 4).
+twenty-five-probe one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.compare import DEFAULT, Session, baseline, kept, losses, percent
 from compaction.evaluate.probes import KINDS, ProbeScore
 from compaction.evaluate.replay.turns import Replay
@@ -24,6 +29,9 @@ from compaction.evaluate.replay.turns import Replay
 REAL_GOAL = {"probes": 0.90, "recall": 0.80, "decision": 0.80, "artifacts": 1.0}
 COLUMNS = ("session", "window", "outcome", "probes", *(k[:5] for k in KINDS), "removed", "of none", "lost to")
 ALL = "all real sessions"  # the pooled row's label
+ROOM = 2_000  # tokens of room above a session's own size, in the first window it fits
+DEFAULT_WINDOW = 200_000  # the window of the package's default model (compaction.core.models)
+FIT_COLUMNS = ("session", "window", "did", "probes lost", "of none", "compaction")
 
 
 def mine(replays: Sequence[Replay], sessions: Sequence[Session], strategy: str = DEFAULT) -> list[Replay]:
@@ -120,3 +128,34 @@ def headline(replays: Sequence[Replay], sessions: Sequence[Session]) -> str:
         f"(recall {percent(score.by_kind('recall'))}), tokens removed {percent(removed(runs))}, "
         f"cost {percent(cost)} of none"
     )
+
+
+def fitting(sessions: Sequence[Session]) -> list[Session]:
+    """Each recorded session in two windows it fits: its size plus ``ROOM`` (4,000 at least), and 200,000."""
+    out = []
+    for s in sessions:
+        size = estimate_tokens(s.messages, "tiktoken")
+        for window in dict.fromkeys((max(size + ROOM, 4_000), DEFAULT_WINDOW)):
+            out.append(Session(f"{s.label} at {window:,}", s.probes, messages=s.messages, window=window))
+    return out
+
+
+def verdict(run: Replay, every: Sequence[Replay]) -> str:
+    """Whether compaction paid on a run that fits: untouched, paid (cheaper, nothing lost), or did not pay."""
+    if not any(run.counts.values()):
+        return "untouched"
+    share = cost_share([run], every)
+    if losses(run) or share is None or share > 1:
+        return "did not pay"
+    return "paid"
+
+
+def paid_rows(replays: Sequence[Replay], sessions: Sequence[Session]) -> list[list[str]]:
+    """A row per session that fits its window (``fitting``): what the default did, lost, cost; did it pay."""
+    out = []
+    for r in mine(replays, sessions):
+        did = ", ".join(f"{layer} x{n}" for layer, n in r.counts.items() if n) or "nothing"
+        lost = ", ".join(p for ids in losses(r).values() for p in ids) or "-"
+        label, _, window = r.session.rpartition(" at ")
+        out.append([label, window, did, lost, percent(cost_share([r], replays)), verdict(r, replays)])
+    return out

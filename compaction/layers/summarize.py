@@ -9,8 +9,9 @@ is, the summary, the state ledger when asked for (``compaction.layers.ledger``: 
 instructions computed without a model), then the files the agent read most recently
 (``compaction.layers.restore``). Any failure
 raises ``SummaryFailed`` with a reason and leaves the input untouched, so a caller can count
-failures (the pipeline's circuit breaker). Deliberately left out: the circuit breaker itself (in
-``compaction.pipeline``), summarizing in several parts, and streaming the summary.
+failures (the pipeline's circuit breaker). A history too big for one summary request is summarized
+in parts, each request within the window (``summarize_messages``). Deliberately left out: the
+circuit breaker itself (in ``compaction.pipeline``) and streaming the summary.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from compaction.layers.instructions import pin_instructions
 from compaction.layers.layer import QUIET, Layer, Shared, takes
 from compaction.layers.ledger import ledger_text
 from compaction.layers.restore import MAX_TOKENS_PER_FILE, MAX_TOTAL_TOKENS, restore_files
-from compaction.layers.summary_request import fit_request
+from compaction.layers.summary_request import fit_request, next_part, with_summary_prompt
 from compaction.layers.triggers import MAX_FAILURES
 
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # Claude Code's cap, per the seed (layers/triggers.py)
@@ -79,9 +80,12 @@ def summarize_messages(
     timeout: float | None = None,
     cached: int = 0,
 ) -> tuple[str, int]:
-    """Ask the model for a summary of ``messages``: (summary text, messages left out of the request).
+    """Ask the model for a summary of ``messages``: (summary text, parts it was written in).
 
+    A history that does not fit one request is summarized in parts (``next_part``): the longest run
+    of whole groups that fits, then the summary so far plus the next run, until the newest message.
     ``cached``: leading messages the agent's last request sent, kept whole first (``fit_request``).
+    When the API still says "prompt is too long", every part is planned again within its count.
     """
     extra = estimate_tokens([], "tiktoken", system=system, tools=tools)  # what the request carries besides
     budget = None if context_window is None else context_window - max_tokens
@@ -90,31 +94,65 @@ def summarize_messages(
             f"a window of {context_window:,} tokens leaves no room for a summary request beside the "
             f"{max_tokens:,} tokens kept for the summary's answer"
         )
+    options = {"system": system, "tools": tools, "timeout": timeout}
+    ask = _Asker(client, model, max_tokens, {k: v for k, v in options.items() if v is not None}, extra)
     for _ in range(MAX_PTL_RETRIES + 1):
         try:
-            request, dropped = fit_request(messages, budget, focus=focus, extra_tokens=extra, cached=cached)
-        except ValueError as exc:
+            if budget is None:
+                return ask(with_summary_prompt(messages, focus)), 1
+            if cached:
+                request, left = fit_request(messages, budget, focus=focus, extra_tokens=extra, cached=cached)
+                if not left:
+                    return ask(request), 1
+            return _in_parts(messages, budget - extra, focus, ask)
+        except ValueError as exc:  # not even one part fits
             raise SummaryFailed(str(exc)) from exc
-        options = {"system": system, "tools": tools, "timeout": timeout}
+        except _TooLong as exc:
+            budget = exc.budget
+    raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
+
+
+def _in_parts(messages: Sequence[Message], budget: int, focus: str | None, ask: _Asker) -> tuple[str, int]:
+    """The summary of ``messages`` asked for in as few parts as ``budget`` allows; (summary, parts)."""
+    start, so_far, parts = 0, None, 0
+    while start < len(messages):
+        request, start = next_part(messages, start, budget, so_far=so_far, focus=focus)
+        so_far, parts = ask(request), parts + 1
+    return str(so_far), parts
+
+
+class _TooLong(Exception):
+    """The API said a request was too long; ``budget`` is what the next plan may use."""
+
+    def __init__(self, budget: int):
+        super().__init__(budget)
+        self.budget = budget
+
+
+class _Asker:
+    """One summary call: the request sent, the summary of its answer; a too-long refusal as ``_TooLong``."""
+
+    def __init__(self, client: Any, model: str, max_tokens: int, options: dict[str, Any], extra: int):
+        self.client, self.model, self.max_tokens = client, model, max_tokens
+        self.options, self.extra = options, extra
+
+    def __call__(self, request: list[Message]) -> str:
+        """The summary the model answers to ``request``."""
         try:
-            response = client.messages.create(
-                model=model,
-                max_tokens=max_tokens,
-                messages=request,
-                **{k: v for k, v in options.items() if v is not None},
+            response = self.client.messages.create(
+                model=self.model, max_tokens=self.max_tokens, messages=request, **self.options
             )
         except Exception as exc:  # noqa: BLE001 - any failure of the call is a failed summary
             too_long = too_long_counts(exc)
             if too_long is None:
                 raise SummaryFailed(f"the summary call failed: {type(exc).__name__}: {exc}") from exc
             sent, maximum = too_long  # the server's count and its window
-            estimate = sum(message_tokens(m, "tiktoken") for m in request) + extra
+            estimate = sum(message_tokens(m, "tiktoken") for m in request) + self.extra
             budget = estimate - (sent - maximum) - max(200, estimate // 20)
             if budget <= 0:
                 raise SummaryFailed(f"the summary request is still too long ({exc})") from exc
-            continue
-        return summary_from_blocks(from_response(response)["content"]), dropped
-    raise SummaryFailed(f"the summary request was still too long after {MAX_PTL_RETRIES} cuts")
+            raise _TooLong(budget) from exc
+        return summary_from_blocks(from_response(response)["content"])
 
 
 def summary_from_blocks(content: list[dict]) -> str:
@@ -189,7 +227,7 @@ def summary_message(
         request["tools"] = tools_for(messages)
     request["model"] = request.get("model") or DEFAULT_MODEL
     try:
-        summary, dropped = summarize_messages(
+        summary, parts = summarize_messages(
             messages,
             client=client,
             max_tokens=max_tokens,
@@ -200,7 +238,7 @@ def summary_message(
     except SummaryFailed as exc:
         raise SummaryFailed(exc.reason, transcript) from exc.__cause__
     shown = _shown_path(transcript, workspace)
-    opening = continuation_text(summary, shown, messages=len(messages), dropped=dropped, manual=manual)
+    opening = continuation_text(summary, shown, messages=len(messages), parts=parts, manual=manual)
     content = [text(opening)]
     if ledger_tokens:
         source = messages if history is None else history

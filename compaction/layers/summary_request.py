@@ -1,14 +1,18 @@
 """The summary request: the history plus the summary prompt, cut so that the request itself fits.
 
 A summary is asked for exactly when the history is too big, so the request that carries it can be
-too big as well. ``fit_request`` then drops the oldest message groups from the request (they are
-in the transcript): it keeps the first user message (the task), a note saying how many messages
+too big as well. The summary layer then writes the summary in parts (``next_part``): the request
+for the longest run of whole message groups that fits, then the summary so far plus the next run,
+until the newest message is covered. ``fit_request`` is the one-request form, for a caller that
+cannot make several: it drops the oldest message groups from the request (they are in the
+transcript): it keeps the first user message (the task), a note saying how many messages
 were left out, and the newest messages from an assistant message on, so no ``tool_use`` is ever
 parted from its ``tool_result`` and roles keep alternating. With ``cached`` (how many leading messages
 the agent's last request sent, the part a prompt cache holds), the request first tries to keep that
 prefix whole and shorten only the newer messages' long outputs (``lean``), so it can still be read
-from the cache; only then does it drop old groups. Deliberately left out: summarizing the dropped part
-in a second call and merging; the summary says instead what only the transcript holds.
+from the cache; only then does it drop old groups, and the summary says what only the transcript
+holds. Deliberately left out: summarizing parts side by side and merging them (each part is
+summarized on top of the summary before it, so the parts are asked for one after another).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from compaction.core.messages import Message, blocks, tail_starts, text, text_of
+from compaction.core.messages import Message, blocks, tail_starts, text, text_of, user
 from compaction.core.placeholders import RESTORED
 from compaction.core.summary_prompt import summary_prompt
 from compaction.core.tokens import message_tokens
@@ -71,6 +75,61 @@ def fit_request(
         f"tokens even with only the first message and the newest messages ({len(messages)} messages in "
         f"all), over the {max(budget, 0):,} tokens left for it"
     )
+
+
+SO_FAR = (
+    "[The summary so far of the earlier part of this conversation ({done} messages); the messages that "
+    "follow it come next. Write one summary of both: keep what this one says, add what follows.]"
+)
+
+
+def next_part(
+    messages: Sequence[Message],
+    start: int,
+    budget: int,
+    *,
+    so_far: str | None = None,
+    focus: str | None = None,
+) -> tuple[list[Message], int]:
+    """The request for the next part of a summary written in parts, and where the part after it starts.
+
+    The first part (``start`` 0) is ``messages`` from the first message on; a later part is one user
+    message holding ``so_far`` (the summary of ``messages[:start]``) and then ``messages[start:]``,
+    where ``messages[start]`` is an assistant message. The part ends before an assistant message, so
+    no pair is parted; it takes as many whole groups as ``budget`` allows, and when not even one fits,
+    one group with its long outputs left out (``lean``). Raises ValueError when that does not fit.
+    """
+    if start and so_far is None:
+        raise ValueError("a part after the first needs the summary so far")
+    first = 1 if not start else start  # where the part's own messages begin
+    head = messages[0] if not start else user(text(SO_FAR.format(done=start)), text(str(so_far)))
+    body = messages[first:]
+    ends = [*tail_starts(body, 1), len(body)]  # a part ends before an assistant message: no pair parted
+    used = _tokens(with_summary_prompt([head], focus))
+    fits = []
+    for end, size in zip(ends, _group_sizes(body, ends), strict=True):
+        used += size
+        if used > budget:
+            break
+        fits.append(end)
+    for end in reversed(fits):  # the estimate counts the prompt apart; the request is checked whole
+        request = with_summary_prompt([head, *body[:end]], focus)
+        if _tokens(request) <= budget:
+            return request, first + end
+    end = ends[0]  # not even one group fits whole: its long outputs go, the transcript has them
+    request = with_summary_prompt([head, *lean(body[:end])], focus)
+    if _tokens(request) > budget:
+        raise ValueError(
+            f"the summary request does not fit: the part from message {first} needs {_tokens(request):,} "
+            f"tokens even with its long outputs left out, over the {max(budget, 0):,} tokens left for it"
+        )
+    return request, first + end
+
+
+def _group_sizes(body: Sequence[Message], ends: Sequence[int]) -> list[int]:
+    """Tokens of each group of ``body``: the messages from one end (or the start) to the next."""
+    sizes = [message_tokens(m, METHOD) for m in body]
+    return [sum(sizes[a:b]) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def smallest_request(messages: Sequence[Message], focus: str | None = None) -> int:

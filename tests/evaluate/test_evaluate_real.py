@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 
 from compaction.core.messages import assistant, text, tool_result, tool_use, user, validate
+from compaction.core.tokens import estimate_tokens
 from compaction.evaluate import compare, real
 from compaction.evaluate.cli import print_real
 from compaction.evaluate.compare import MIN_PROBES, Session, real_sessions, run
@@ -140,3 +141,36 @@ def test_the_shared_folder_gives_every_real_session_and_no_fixture():
     labels = {s.label for s in real_sessions()}
     assert {"rock-6", "BabyEncryption-4", "sqlfluff__sqlfluff-1733.traj", "humanevalfix-python-0-2"} <= labels
     assert not labels & {"edge_cases", "representative_messages", "session_b", "todowrite_examples"}
+
+
+def test_a_session_that_fits_is_replayed_at_its_own_size_and_at_the_default_window():
+    messages = session(12, "port = 5040")
+    fits = real.fitting([Session("s", probes("port = 5040"), messages=messages, window=4_000)])
+    size = estimate_tokens(messages, "tiktoken")
+    assert [f.window for f in fits] == [max(size + real.ROOM, 4_000), real.DEFAULT_WINDOW]
+    assert [f.label for f in fits] == [f"s at {fits[0].window:,}", "s at 200,000"]
+    assert all(f.messages is messages for f in fits)
+
+
+def test_compaction_paid_only_when_cheaper_than_none_and_nothing_lost(replays_and_sessions):
+    replays, _ = replays_and_sessions
+    by = {(r.session, r.strategy): r for r in replays}
+    untouched, squeezed = by[("b", "pipeline")], by[("a", "pipeline")]
+    assert not any(untouched.counts.values()) and real.verdict(untouched, replays) == "untouched"
+    assert any(squeezed.counts.values())
+    share = real.cost_share([squeezed], replays)
+    lost = bool(compare.losses(squeezed))
+    assert real.verdict(squeezed, replays) == ("did not pay" if lost or share > 1 else "paid")
+    rows = real.paid_rows(replays, [Session("a at 4,000", [], window=4_000)])
+    assert rows == []  # only runs of the sessions named are rows
+
+
+def test_a_fitting_row_names_what_the_default_did_and_whether_it_paid():
+    messages = session(12, "timeout = 1734 s")
+    fits = real.fitting([Session("s", probes("timeout = 1734 s"), messages=messages, window=4_000)])
+    replays = run(fits, ("none", "pipeline"))
+    rows = real.paid_rows(replays, fits)
+    assert [r[:2] for r in rows] == [["s", f"{fits[0].window:,}"], ["s", "200,000"]]
+    assert rows[1][2:] == ["nothing", "-", "100%", "untouched"]  # 200,000 tokens: nothing to do
+    for r in rows:
+        assert r[5] in ("paid", "did not pay", "untouched")

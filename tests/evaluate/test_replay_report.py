@@ -10,6 +10,8 @@ import pytest
 
 from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.core.messages import tool_result_blocks
+from compaction.core.placeholders import is_cleared
 from compaction.evaluate.find import find_probes
 from compaction.evaluate.replay.engine import DEFAULT as STRATEGIES
 from compaction.evaluate.replay.engine import SessionReplay, replay, turn_index
@@ -124,7 +126,17 @@ def test_the_gauge_at_the_peak_shows_what_filled_the_window(report):
     result, html = report
     none = result.runs[STRATEGIES.index("none")]
     assert f"At the peak (turn {none.peak_turn}): {none.peak:,} of {WINDOW:,} tokens" in html
-    assert 'data-kind="tool_results"' in html and 'data-kind="placeholders"' in html
+    gauges = re.findall(r'<svg class="gauge".*?</svg>', html, re.S)
+    assert len(gauges) == len(result.runs)
+    for run, gauge in zip(result.runs, gauges, strict=True):  # a bar for each kind the peak request held
+        held = {
+            "tool_results" if not is_cleared(b.get("content")) else "placeholders"
+            for m in run.peak_context
+            for b in tool_result_blocks(m)
+        }
+        shown = set(re.findall(r'data-kind="([^"]+)"', gauge))
+        assert held <= shown and shown <= set(KINDS)
+    assert 'data-kind="tool_results"' in gauges[STRATEGIES.index("none")]
     legend = html.split(f"At the peak (turn {none.peak_turn})")[1].split("</p>")[0]
     swatch = f'<span style="color:{KINDS["tool_results"]}">&#9646;</span>'
     assert f"{swatch} {KIND_LABELS['tool_results']}" in legend

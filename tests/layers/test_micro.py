@@ -149,3 +149,46 @@ def test_keep_unread_never_clears_a_result_the_model_has_not_read():
     assert (
         micro_compact(messages, keep_recent=1)[-1]["content"][0]["content"] != long
     )  # the function alone clears
+
+
+TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "chall.py", line 9, in <module>\n'
+    "    ct = encrypt(msg)\n"
+    + "  ...\n" * 40
+    + "TypeError: unsupported operand type(s) for *: 'int' and 'str'"
+)
+
+
+def failed_then_used():
+    """A failed run, then a long listing whose one port line the agent names later, then more work."""
+    listing = "\n".join(f"service svc_{k} on port {9000 + k}" for k in range(40))
+    return build_session(
+        [
+            Turn([Call("bash", TRACE)]),
+            Turn([Call("bash", listing)]),
+            Turn([Call("bash", "ok " * 80)], say="svc_17 listens on 9017, so I connect there."),
+            Turn([Call("bash", "done " * 80)]),
+        ]
+    )
+
+
+def test_a_placeholder_keeps_a_failed_results_error_line_and_its_used_line_bounded():
+    messages = failed_then_used()
+    out = micro_compact(messages, keep_recent=1, keep_errors=2, keep_used=1)
+    validate(out)
+    trace, listing = (b["content"] for b in results(out)[:2])
+    assert is_cleared(trace) and is_cleared(listing)
+    assert "TypeError: unsupported operand type(s) for *: 'int' and 'str'" in trace
+    assert "Traceback (most recent call last)" not in trace  # the exception, not the traceback's head
+    assert listing.splitlines()[-1] == "service svc_17 on port 9017"  # the one line named later
+    assert len(listing.splitlines()) == 3  # the note, the kept-lines head, one line: bounded
+    plain = micro_compact(messages, keep_recent=1)
+    assert "TypeError" not in results(plain)[0]["content"]  # off by default in micro_compact
+
+
+def test_keep_errors_is_a_whole_number():
+    with pytest.raises(ValueError, match="keep_errors"):
+        micro_compact(reads(2), keep_errors=-1)
+    with pytest.raises(ValueError, match="keep_errors"):
+        Micro(keep_errors=1.5)

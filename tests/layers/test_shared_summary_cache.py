@@ -116,6 +116,7 @@ def test_the_default_pipeline_shares_the_agents_cache_only_when_its_framing_is_k
 def test_the_cache_aware_micro_keeps_one_result_and_pays_for_its_breaks():
     micro = Micro.cache_aware()
     assert (micro.keep_recent, micro.trigger, micro.payback_turns, micro.keep_unread) == (1, 0.3, 30, True)
+    assert (micro.keep_errors, micro.keep_used) == (2, 1)  # chosen on the real sessions (issue 40)
     assert Micro.cache_aware(keep_used=2) == replace(micro, keep_used=2)
 
 
@@ -139,8 +140,11 @@ def clearing_numbers(messages: list[dict]) -> tuple[int, int]:
     return freed, sum(counter.message_tokens(m) for m in after[first:])
 
 
-def micro_fired(micro: Micro, messages: list[dict], threshold: int) -> bool:
+def micro_fired(micro: Micro, messages: list[dict], threshold: int, ran: int = 100) -> bool:
+    """Whether micro clears ``messages`` in a session that has run ``ran`` calls (the first ones short)."""
     compactor = Compactor([micro], threshold=threshold)
+    for _ in range(ran - 1):
+        compactor.prepare(messages[:1])  # far under micro's trigger: nothing to clear
     compactor.prepare(messages)
     return compactor.counts()["micro"] == 1
 
@@ -159,6 +163,20 @@ def test_payback_turns_clears_only_when_the_reads_saved_pay_for_the_rewrite():
     assert micro_fired(Micro(clear_at_least=0, payback_turns=1), messages, over)
     reason = Micro(clear_at_least=0, payback_turns=1).why_idle(messages, Compactor([], threshold=under))
     assert "cache reads over 1 turns" in reason and f"{tail:,} tokens after the first cleared" in reason
+
+
+def test_a_young_session_pays_back_only_over_the_turns_it_has_run():
+    messages = session(6, size=800)
+    freed, tail = clearing_numbers(messages)
+    even = math.ceil(tail * micro_module.WRITE_PRICE / (freed * micro_module.READ_PRICE))
+    under = Compactor([]).counter.estimate(messages) + 100
+    micro = Micro(clear_at_least=0, payback_turns=even + 5)  # pays back over 30 turns, say
+    assert micro_fired(micro, messages, under, ran=even + 1)  # a session that ran that long: it pays
+    assert not micro_fired(micro, messages, under, ran=even - 1)  # a younger one would never earn it back
+    compactor = Compactor([micro], threshold=under)
+    compactor.prepare(messages)
+    assert micro.turns_ahead(compactor) == 1
+    assert "cache reads over 1 turns" in micro.why_idle(messages, compactor)
 
 
 def test_new_settings_stay_out_of_the_repr_until_set():

@@ -22,7 +22,7 @@ from compaction.layers.summarize import (
     extract_summary,
     strip_analysis,
 )
-from compaction.layers.summary_request import fit_request, with_summary_prompt
+from compaction.layers.summary_request import fit_request, next_part, with_summary_prompt
 
 # the SDK warns when the default model name nears its end of life; it does not matter offline
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -111,17 +111,39 @@ def long_session(turns=30, size=600):
     return build_session(plan, task="Refactor the parser and keep the tests green.")
 
 
-def test_a_history_too_long_for_one_request_drops_its_oldest_groups_and_says_so(tmp_path):
+def test_a_history_too_long_for_one_request_is_summarized_in_parts_each_within_the_window(tmp_path):
     messages = long_session()
     window = estimate_tokens(messages, "tiktoken") // 2
     client = FakeClient(window=window)
     result = compact_history(messages, client=client, transcript_dir=tmp_path, context_window=window)
-    sent = client.requests[-1]["messages"]
-    validate(sent)
-    assert sent[0]["content"][0]["text"] == "Refactor the parser and keep the tests green."
-    assert sent[-1]["content"][:1] == messages[-1]["content"][:1]  # the newest results are kept
-    assert "earlier messages were only in the transcript" in summary_of(result)
+    first, *later = [r["messages"] for r in client.requests]
+    assert later, "one request cannot hold the history"
+    for sent in (first, *later):
+        validate(sent)
+        assert estimate_tokens(sent, "tiktoken", tools=client.requests[0]["tools"]) <= window
+    assert first[0]["content"] == messages[0]["content"]  # the first part opens with the task
+    for sent in later:  # every later part opens with the summary so far (the fake's answer, stripped)
+        assert "summary so far" in sent[0]["content"][0]["text"]
+        assert sent[0]["content"][1]["text"] == extract_summary(GOOD_ANSWER)
+    assert later[-1][-1]["content"][:1] == messages[-1]["content"][:1]  # the last part ends at the newest
+    assert f"written in {len(later) + 1} parts" in summary_of(result)
+    assert "only in the transcript" not in summary_of(result)
     assert read_transcript(next(tmp_path.iterdir())) == messages  # all of it on disk
+
+
+def test_the_parts_cover_every_message_once_in_order():
+    messages = long_session(turns=12)
+    budget = estimate_tokens(messages, "tiktoken") // 3
+    start, covered = 0, []
+    while start < len(messages):
+        request, after = next_part(messages, start, budget, so_far=None if not start else "so far")
+        validate(request)
+        assert estimate_tokens(request, "tiktoken") <= budget
+        covered += list(range(start, after))
+        start = after
+    assert covered == list(range(len(messages)))
+    with pytest.raises(ValueError, match="does not fit"):
+        next_part(messages, 0, 50)
 
 
 def test_fit_request_keeps_the_most_that_fits_and_never_parts_a_pair():
@@ -141,8 +163,8 @@ def test_when_the_api_still_says_too_long_the_request_is_cut_again(tmp_path):
     window = estimate_tokens(messages, "tiktoken") // 3
     client = FakeClient(window=window)  # the caller does not know the window
     result = compact_history(messages, client=client, transcript_dir=tmp_path)
-    assert len(client.requests) >= 2
-    assert "earlier messages were only in the transcript" in summary_of(result)
+    assert len(client.requests) >= 3  # refused whole, then asked in parts
+    assert "parts" in summary_of(result) and "only in the transcript" not in summary_of(result)
 
 
 def test_the_transcript_path_is_shown_relative_to_the_workspace(tmp_path):
@@ -297,5 +319,28 @@ def test_a_history_bigger_than_the_window_is_summarized_within_it(tmp_path, cour
         course_session, client=connect(context_window=window), transcript_dir=tmp_path, context_window=window
     )
     validate(result)
-    assert "earlier messages were only in the transcript" in summary_of(result)
+    assert "summary was written in" in summary_of(result)
     assert "1. Primary Request and Intent:" in summary_of(result)
+
+
+def fact_session(turns=24, size=500):
+    """A session whose first result and last result each hold a fact no other message says."""
+    plan = [Turn([Call("bash", "listening on port 48213\n" + "a" * size)], say="The server uses port 48213.")]
+    plan += [Turn([Call("bash", f"log {k} " + "x" * size)], say=f"Checked log {k}.") for k in range(turns)]
+    plan += [Turn([Call("bash", "FAILED test_codec.py::test_utf7 - KeyError: 'utf_7'\n" + "z" * size)])]
+    return build_session(plan, task="Find why the codec test fails.", final="The codec table lacks utf_7.")
+
+
+def test_facts_from_the_first_and_the_last_part_are_both_in_the_summary(tmp_path):
+    from compaction.agent.backend import connect
+
+    messages = fact_session()
+    window = estimate_tokens(messages, "tiktoken") // 3
+    result = compact_history(
+        messages, client=connect(context_window=window), transcript_dir=tmp_path, context_window=window
+    )
+    summary = summary_of(result)
+    assert "summary was written in" in summary  # it did not fit one request
+    assert "48213" in summary  # said only in the first part
+    assert "utf_7" in summary  # said only in the last part
+    assert "Find why the codec test fails." in summary  # the task, carried through every part
