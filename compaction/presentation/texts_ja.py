@@ -1612,8 +1612,10 @@ HINTS: dict[str, str] = {
     "walk the lines; collect frames per file until a line that is not a frame or source line": (
         "行をたどり、フレームでもソース行でもない行が来るまで、ファイルごとにフレームを集める"
     ),
-    (
-        "keep the phase's start, the files it edited, the looks since its last edit, each command's last"
-        " status"
-    ): ("フェーズの開始位置、編集したファイル、最後の編集以降の確認、各コマンドの最後の状態を覚えておく"),
+    "keep the open Phase and each command's last status; a rule that ends the phase gives the next one": (
+        "開いている Phase と各コマンドの最後の状態を覚えておく。フェーズを終わらせるルールが次のフェーズを返す"
+    ),
+    "a phase is recorded only when it has started and end is past its start": (
+        "フェーズが記録されるのは、始まっていて、end がその開始位置より後ろにあるときだけ"
+    ),
 }
