@@ -104,7 +104,7 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
         if name not in results:
             got = fn(outputs[name])
             assert isinstance(got, str), say(
-                "{name}: returned {kind}, expected a string", name=name, kind=f"{type(got).__name__}"
+                "{name}: returned {kind}, expected a string", name=say(name), kind=f"{type(got).__name__}"
             )
             results[name] = got
         return results[name]
@@ -116,7 +116,7 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             for line in EXCEPTION_LINE.findall(output):
                 assert line in lines, say(
                     "{name}: the exception line {line} is not kept as a line of its own",
-                    name=name,
+                    name=say(name),
                     line=f"{line[:60]!r}",
                 )
 
@@ -124,11 +124,15 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
         for name, output in outputs.items():
             lines, wanted, at = condensed(name).splitlines(), EXCEPTION_LINE.findall(output), -1
             for k, line in enumerate(wanted, 1):
+                where = {"name": say(name), "k": k, "n": len(wanted), "line": f"{line[:60]!r}"}
                 assert line in lines[at + 1 :], (
-                    f"{name}: exception {k} of {len(wanted)} ({line[:60]!r}) is missing or out of order; "
-                    "keep them in the order the traceback raised them, not sorted"
+                    say(
+                        "{name}: exception {k} of {n} ({line}) is missing or out of order; keep them in the"
+                        " order the traceback raised them, not sorted",
+                        **where,
+                    )
                     if line in lines
-                    else f"{name}: exception {k} of {len(wanted)} ({line[:60]!r}) is missing"
+                    else say("{name}: exception {k} of {n} ({line}) is missing", **where)
                 )
                 at = lines.index(line, at + 1)
 
@@ -137,7 +141,7 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             lost = missing_references(output, condensed(name))
             assert not lost, say(
                 "{name}: {n} file:line references lost, the first {lost}",
-                name=name,
+                name=say(name),
                 n=f"{len(lost)}",
                 lost=f"{lost[:3]}",
             )
@@ -147,7 +151,7 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             before, after = count_text(outputs[name], "tiktoken"), count_text(condensed(name), "tiktoken")
             assert after <= 0.3 * before, say(
                 "{name}: {before} -> {after} tokens, {value} fewer; 70% is the goal",
-                name=name,
+                name=say(name),
                 before=f"{before:,}",
                 after=f"{after:,}",
                 value=f"{1 - after / before:.0%}",
