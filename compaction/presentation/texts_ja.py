@@ -1379,6 +1379,21 @@ TEXTS: dict[str, str] = {
     "{name}: the exception line {line} is not kept as a line of its own": (
         "{name}: 例外の行 {line} が、独立した行として残っていません"
     ),
+    "{name}: exception {k} of {n} ({line}) is missing": (
+        "{name}: {n} 個のうち {k} 番目の例外（{line}）がありません"
+    ),
+    (
+        "{name}: exception {k} of {n} ({line}) is missing or out of order; keep them in the"
+        " order the traceback raised them, not sorted"
+    ): (
+        "{name}: {n} 個のうち {k} 番目の例外（{line}）がないか、順序が違います。"
+        "並べ替えず、トレースバックが送出した順に残してください"
+    ),
+    # compaction.course.checks.condense: the tracebacks a row names
+    "the chained traceback (seed 0)": "連鎖したトレースバック（シード値 0）",
+    "a deeper one (seed 1)": "もっと深いもの（シード値 1）",
+    "a short one": "短いもの",
+    "exceptions not in alphabetical order (seed 2)": "例外がアルファベット順でないもの（シード値 2）",
     "{name}: the first message must be the summary, a user message": (
         "{name}: 最初のメッセージは要約、つまり user メッセージでなければなりません"
     ),
@@ -1612,8 +1627,11 @@ HINTS: dict[str, str] = {
     "walk the lines; collect frames per file until a line that is not a frame or source line": (
         "行をたどり、フレームでもソース行でもない行が来るまで、ファイルごとにフレームを集める"
     ),
-    (
-        "keep the phase's start, the files it edited, the looks since its last edit, each command's last"
-        " status"
-    ): ("フェーズの開始位置、編集したファイル、最後の編集以降の確認、各コマンドの最後の状態を覚えておく"),
+    "keep the open Phase and each command's last status; a rule that ends the phase gives the next one": (
+        "開いている Phase と各コマンドの最後の状態を覚えておく。"
+        "フェーズを終わらせるルールが次のフェーズを返す"
+    ),
+    "a phase is recorded only when it has started and end is past its start": (
+        "フェーズが記録されるのは、始まっていて、end がその開始位置より後ろにあるときだけ"
+    ),
 }

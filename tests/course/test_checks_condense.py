@@ -9,6 +9,7 @@ from check_cases import check_tests
 
 from compaction.course.checks import condense as checks
 from compaction.levels.locations import line_ranges
+from compaction.presentation.language import use_language
 
 FRAME = re.compile(r'^  File "([^"]+)", line (\d+), in (\S+)$')
 
@@ -148,3 +149,14 @@ def test_sorted_exceptions_fail_only_the_order_row_on_the_unsorted_case():
     assert (
         rows[0].detail.startswith("exceptions not in alphabetical order") and "not sorted" in rows[0].detail
     )
+
+
+def test_the_ja_edition_names_the_traceback_and_the_missing_exception_in_japanese():
+    with use_language("ja"):
+        missing = checks.check_condense_traceback(first_exception_dropped).failures
+        unsorted = checks.check_condense_traceback(exceptions_sorted).failures
+    detail = next(r.detail for r in missing if "例外（" in r.detail)
+    assert detail.startswith("連鎖したトレースバック（シード値 0）: 2 個のうち 1 番目の例外（"), detail
+    assert detail.endswith("）がありません"), detail
+    assert unsorted[0].detail.startswith("例外がアルファベット順でないもの（シード値 2）"), unsorted[0].detail
+    assert "順序が違います" in unsorted[0].detail and "exception" not in unsorted[0].detail

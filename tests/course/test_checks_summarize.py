@@ -265,3 +265,17 @@ def test_a_newline_join_is_told_how_blocks_join():
     rows = checks.check_summary_from_blocks(summary_joined_by_newlines).failures
     assert [r.name for r in rows] == ["a summary spread over two text blocks"]
     assert "join them with nothing between them" in rows[0].detail
+
+
+def test_a_failing_row_shows_what_the_answer_returned_and_no_prefix_of_the_check():
+    rows = {r.name: r.detail for r in checks.check_summary_from_blocks(summary_keeping_tool_calls).failures}
+    detail = rows["a summary that also calls a tool"]
+    assert "must raise SummaryFailed, but returned 's'" in detail
+    assert "summary: " not in detail
+    wrong = {r.name: r.detail for r in checks.check_summary_from_blocks(lambda content: "x").failures}
+    assert "got 'x', expected 'part one, part two'" in wrong["a summary spread over two text blocks"]
+
+
+def test_an_answer_that_returns_no_string_is_told_so():
+    rows = checks.check_summary_from_blocks(lambda content: None).failures
+    assert rows and all("returned NoneType, expected a string" in r.detail for r in rows)

@@ -1,11 +1,12 @@
 """The Japanese edition says one thing one way: the glossary's terms and headings in every chapter.
 
 ``ja/GLOSSARY.md`` fixes the word for each idea; a variant a translator reached for instead (見てみる for
-見る, つなぎ込む for 組み込む, 厳密な形式 for 厳格な形式, 思考ブロック for thinking ブロック) reads as
-another idea, and a heading the English repeats in every chapter (Build it, Check it, Plug it in, See
-it, What production adds, Summary) has one Japanese form. Paragraphs are one line (a break between
-Japanese words shows as a space). Held for chapters and solutions 00-12, whose translations this
-test was written with; chapters 13-18 are left to their own pass.
+見る, つなぎ込む for 組み込む, 厳密な形式 for 厳格な形式, 思考ブロック for thinking ブロック,
+下敷き for シード) reads as another idea, and a heading the English repeats in every chapter (Build
+it, Check it, Plug it in, See it, What production adds, Summary) has one Japanese form.
+Paragraphs are one line (a break between Japanese words shows as a space).
+Held for chapters and solutions 00-12, whose translations this test was written with;
+chapters 13-18 are left to their own pass.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ VARIANTS = {
     "つなぎ込": "組み込む",
     "厳密な形式": "厳格な形式",
     "思考ブロック": "thinking ブロック",
+    "下敷き": "シード",  # the seed (learn-claude-code s08), as the glossary writes it
 }
 HEADINGS = {  # the English heading's start -> the Japanese heading's start
     "## Build it": "## 作る",

@@ -84,13 +84,21 @@ def short_traceback() -> str:
     )
 
 
+TRACEBACKS = {  # each sample's key -> the name a failing row gives it, said in the reader's language
+    "seed 0": "the chained traceback (seed 0)",
+    "seed 1": "a deeper one (seed 1)",
+    "short": "a short one",
+    "seed 2": "exceptions not in alphabetical order (seed 2)",
+}
+
+
 def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
     """``fn(output)``: every exception line and every file:line kept, far fewer tokens on a long one."""
     outputs = {
-        "the chained traceback (seed 0)": sample_traceback(seed=0),
-        "a deeper one (seed 1)": sample_traceback(seed=1, depth=300),
-        "a short one": short_traceback(),
-        "exceptions not in alphabetical order (seed 2)": sample_traceback(
+        "seed 0": sample_traceback(seed=0),
+        "seed 1": sample_traceback(seed=1, depth=300),
+        "short": short_traceback(),
+        "seed 2": sample_traceback(
             seed=2,
             errors=(
                 "ValueError: quantity must be positive, got -2",
@@ -104,7 +112,9 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
         if name not in results:
             got = fn(outputs[name])
             assert isinstance(got, str), say(
-                "{name}: returned {kind}, expected a string", name=name, kind=f"{type(got).__name__}"
+                "{name}: returned {kind}, expected a string",
+                name=say(TRACEBACKS[name]),
+                kind=f"{type(got).__name__}",
             )
             results[name] = got
         return results[name]
@@ -116,7 +126,7 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             for line in EXCEPTION_LINE.findall(output):
                 assert line in lines, say(
                     "{name}: the exception line {line} is not kept as a line of its own",
-                    name=name,
+                    name=say(TRACEBACKS[name]),
                     line=f"{line[:60]!r}",
                 )
 
@@ -124,11 +134,15 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
         for name, output in outputs.items():
             lines, wanted, at = condensed(name).splitlines(), EXCEPTION_LINE.findall(output), -1
             for k, line in enumerate(wanted, 1):
+                where = {"name": say(TRACEBACKS[name]), "k": k, "n": len(wanted), "line": f"{line[:60]!r}"}
                 assert line in lines[at + 1 :], (
-                    f"{name}: exception {k} of {len(wanted)} ({line[:60]!r}) is missing or out of order; "
-                    "keep them in the order the traceback raised them, not sorted"
+                    say(
+                        "{name}: exception {k} of {n} ({line}) is missing or out of order; keep them in the"
+                        " order the traceback raised them, not sorted",
+                        **where,
+                    )
                     if line in lines
-                    else f"{name}: exception {k} of {len(wanted)} ({line[:60]!r}) is missing"
+                    else say("{name}: exception {k} of {n} ({line}) is missing", **where)
                 )
                 at = lines.index(line, at + 1)
 
@@ -137,24 +151,24 @@ def check_condense_traceback(fn: Callable[[str], str]) -> CheckReport:
             lost = missing_references(output, condensed(name))
             assert not lost, say(
                 "{name}: {n} file:line references lost, the first {lost}",
-                name=name,
+                name=say(TRACEBACKS[name]),
                 n=f"{len(lost)}",
                 lost=f"{lost[:3]}",
             )
 
     def shorter():
-        for name in [n for n in outputs if n != "a short one"]:
+        for name in [n for n in outputs if n != "short"]:
             before, after = count_text(outputs[name], "tiktoken"), count_text(condensed(name), "tiktoken")
             assert after <= 0.3 * before, say(
                 "{name}: {before} -> {after} tokens, {value} fewer; 70% is the goal",
-                name=name,
+                name=say(TRACEBACKS[name]),
                 before=f"{before:,}",
                 after=f"{after:,}",
                 value=f"{1 - after / before:.0%}",
             )
 
     def short_stays_readable():
-        got, output = condensed("a short one"), outputs["a short one"]
+        got, output = condensed("short"), outputs["short"]
         assert count_text(got, "tiktoken") <= count_text(output, "tiktoken") + 20, say(
             "a six-line traceback grew by more than 20 tokens; return a short output unchanged"
         )

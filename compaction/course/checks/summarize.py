@@ -139,11 +139,15 @@ def check_strip_analysis(fn: Callable[[str], str]) -> CheckReport:
     return run_cases("strip_analysis", [(name, case_for(a)) for name, a in zip(names, ANSWERS, strict=True)])
 
 
-def _outcome(fn: Callable, content: list[dict]) -> str:
+FAILED = "SummaryFailed"  # what _outcome says when the call raised SummaryFailed
+
+
+def _outcome(fn: Callable, content: list[dict]) -> tuple[str, object]:
+    """("summary", what fn returned) or (FAILED, None): kept apart so a message shows what was returned."""
     try:
-        return "summary: " + fn(copy.deepcopy(content))
+        return "summary", fn(copy.deepcopy(content))
     except SummaryFailed:
-        return "SummaryFailed"
+        return FAILED, None
 
 
 BLOCKS = {
@@ -170,11 +174,15 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
 
     def case_for(content):
         def case():
-            got, want = _outcome(fn, content), _outcome(summary_from_blocks, content)
-            if got == want:
+            (got_kind, got), (want_kind, want) = _outcome(fn, content), _outcome(summary_from_blocks, content)
+            if (got_kind, got) == (want_kind, want):
                 return
             given = say("for the content {content}: ", content=f"{content!r}")
-            if want == "SummaryFailed":
+            if got_kind != FAILED and not isinstance(got, str):
+                raise AssertionError(
+                    say("{given}returned {kind}, expected a string", given=given, kind=type(got).__name__)
+                )
+            if want_kind == FAILED:
                 raise AssertionError(
                     say(
                         "{given}must raise SummaryFailed, but returned {got}",
@@ -182,7 +190,7 @@ def check_summary_from_blocks(fn: Callable[[list[dict]], str]) -> CheckReport:
                         got=f"{got[:60]!r}",
                     )
                 )
-            if got == "SummaryFailed":
+            if got_kind == FAILED:
                 raise AssertionError(
                     say(
                         "{given}raised SummaryFailed, but the answer holds a summary: {want}",
