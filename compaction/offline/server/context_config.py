@@ -76,7 +76,7 @@ def betas_of(headers: Any) -> set[str]:
 
 
 def course_scale(headers: Any) -> bool:
-    """True when the client asked for the course scale, an option the offline server invented (no real API has it)."""
+    """True when the client asked for the course scale: the offline server's invention, not the real API's."""
     return str(headers.get(HEADER_COURSE_SCALE, "") or "").lower() == "on"
 
 

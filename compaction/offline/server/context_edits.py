@@ -11,8 +11,8 @@ removes thinking blocks from all but the last ``keep`` assistant turns.
 
 ``keep`` means what the SDK says, the "Number of tool uses to retain in the conversation" (the
 docstring of ``keep`` in ``BetaClearToolUses20250919EditParam``; ``BetaToolUsesKeepParam`` is only
-its shape, ``{"type": "tool_uses", "value": n}``): once the request is over the trigger, every tool use but the newest
-``keep`` is cleared (24 tool uses, ``keep`` 3: 21 cleared, 3 keep their results).
+its shape, ``{"type": "tool_uses", "value": n}``): once the request is over the trigger, every tool
+use but the newest ``keep`` is cleared (24 tool uses, ``keep`` 3: 21 cleared, 3 keep their results).
 
 The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
 the newest tool uses of every tool, excluded tools included (an excluded use among the newest
