@@ -719,18 +719,18 @@ TEXTS: dict[str, str] = {
     "what a call read and wrote are both left in the cache": (
         "呼び出しが読んだ分も書いた分もキャッシュに残る"
     ),
-    "budget of {n} breaks": "キャッシュブレークの予算 {n} 回",
-    "budget of {n}: largest request leaves the answer its room": (
-        "予算 {n} 回: 最大のリクエストでも応答の余地が残る"
+    "cost at most {n}": "コストは {n} 以下",
+    "cost at most {n}: largest request leaves the answer its room": (
+        "コスト {n} 以下: 最大のリクエストでも応答の余地が残る"
     ),
-    "below the trigger": "トリガー未満",
+    "at the trigger nothing is cleared": "トリガーちょうどでは何もクリアされない",
     "one above the trigger": "トリガーを 1 だけ超える",
     "keep 0": "keep 0",
-    "two rounds": "2 ラウンド",
-    "rounds leave the newest uncleared": "ラウンドを重ねても最新はクリアされない",
-    "excluded tools are never cleared": "除外したツールはクリアされない",
-    "excluded tools still count toward the trigger": "除外したツールもトリガーの計算には入る",
+    "every request over the trigger clears again": "トリガーを超えたリクエストは毎回クリアし直す",
     "keep above the trigger": "keep がトリガーを超える",
+    "excluded tools are never cleared": "除外したツールはクリアされない",
+    "clear_at_least more than a clearing removes": "clear_at_least がクリアで減る量より多い",
+    "clear_at_least less than a clearing removes": "clear_at_least がクリアで減る量より少ない",
     "the handmade session": "手書きのセッション",
     "text after results, a string turn": "結果の後のテキストと、文字列のターン",
     # breaker
@@ -1633,5 +1633,15 @@ HINTS: dict[str, str] = {
     ),
     "a phase is recorded only when it has started and end is past its start": (
         "フェーズが記録されるのは、始まっていて、end がその開始位置より後ろにあるときだけ"
+    ),
+    (
+        "the trigger as high as the answer's room allows; keep and clear_tool_inputs set what each request"
+        " sends"
+    ): (
+        "トリガーは答えの余地が許すかぎり高くする。"
+        "各リクエストが送るものは keep と clear_tool_inputs で決まる"
+    ),
+    "every tool use in order; past the trigger, all but the newest keep are candidates": (
+        "ツール呼び出しを順にすべて見る。トリガーを超えたら、新しい keep 個以外がクリアの候補になる"
     ),
 }

@@ -37,21 +37,33 @@ def breaks_by_zip(read, written):
     return [i + 1 for i, (before, now) in enumerate(zip(left, read[1:], strict=False)) if now < before]
 
 
-def budget_edits(window, max_breaks):
+def cost_edits(window, max_cost):
     room = window - 4_096  # every call asks max_tokens 4,096
     return [
         {
             "type": "clear_tool_uses_20250919",
-            "clear_tool_inputs": True,  # the calls' inputs go too, so a cleared context stays small
-            "keep": {"type": "tool_uses", "value": 0},
+            "clear_tool_inputs": True,  # the calls' inputs go too: every request sends less
+            "keep": {"type": "tool_uses", "value": 1},  # the newest result stays for the model
             "trigger": {"type": "input_tokens", "value": room},
-            "clear_at_least": {"type": "input_tokens", "value": 500},
         }
     ]
 
 
-def skipping_a_round_past_the_room(window, max_breaks):
-    """The trigger leaves room, but a large clear_at_least skips a round: the context grows to 6,601."""
+def cost_edits_early_with_at_least(window, max_cost):
+    """Written differently: an early trigger and a small clear_at_least; only the newest result kept."""
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window * 3 // 10},
+            "keep": {"type": "tool_uses", "value": 1},
+            "clear_at_least": {"type": "input_tokens", "value": window // 10},
+            "clear_tool_inputs": True,
+        }
+    ]
+
+
+def skipping_a_clearing_past_the_room(window, max_breaks):
+    """The trigger leaves room, but a large clear_at_least skips clearings: the context grows past it."""
     return [
         {
             "type": "clear_tool_uses_20250919",
@@ -75,18 +87,20 @@ def leaving_no_room_for_the_answer(window, max_breaks):
 
 
 def predicted_by_counting(messages, edit):
-    limit, keep = edit["trigger"]["value"], edit["keep"]["value"]
-    excluded = set(edit.get("exclude_tools", ()))
-    names: dict[str, str] = {}
-    cleared: set[str] = set()
-    for message in messages:
-        for block in blocks(message):
-            if block["type"] == "tool_use":
-                names[block["id"]] = block["name"]
-        if message["role"] == "user" and sum(u not in cleared for u in names) > limit:
-            ids = list(names)
-            cleared.update(u for u in ids[: max(0, len(ids) - keep)] if names[u] not in excluded)
-    return len(cleared)
+    """Written differently: count the uses, then subtract what keep and the exclusions hold back."""
+    uses = [b for m in messages for b in blocks(m) if b["type"] == "tool_use"]
+    if len(uses) <= edit["trigger"]["value"]:
+        return 0
+    older = uses[: max(0, len(uses) - edit["keep"]["value"])]
+    cleared = [b for b in older if b["name"] not in edit.get("exclude_tools", ())]
+    removed = sum(
+        len(str(b["content"])) // 4
+        for m in messages
+        for b in blocks(m)
+        if b["type"] == "tool_result" and b["tool_use_id"] in {u["id"] for u in cleared}
+    )
+    least = (edit.get("clear_at_least") or {}).get("value", 0)
+    return len(cleared) if cleared and removed >= least else 0
 
 
 # ---------------------------------------------------------------- known-wrong answers
@@ -164,38 +178,56 @@ def clearing_too_late(window, max_breaks):
     ]
 
 
+def hiding_every_result(window, max_breaks):
+    """keep 0: cheap (one cache break), but over the trigger the model never sees a result again."""
+    return [{**cost_edits(window, max_breaks)[0], "keep": {"type": "tool_uses", "value": 0}}]
+
+
+def keeping_three_with_their_inputs(window, max_breaks):
+    """Room for the answer, but the default keep of 3: every request rewrites more than the budget allows."""
+    return [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": window - 4_096},
+        }
+    ]
+
+
 def compacting_instead(window, max_breaks):
     return [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": window * 3 // 4}}]
 
 
-def predicted_at_the_end_only(messages, edit):
-    ids = [b["id"] for m in messages for b in blocks(m) if b["type"] == "tool_use"]
-    excluded = set(edit.get("exclude_tools", ()))
-    names = {b["id"]: b["name"] for m in messages for b in blocks(m) if b["type"] == "tool_use"}
-    if len(ids) <= edit["trigger"]["value"]:
-        return 0
-    return sum(names[u] not in excluded for u in ids[: max(0, len(ids) - edit["keep"]["value"])])
+def predicted_in_rounds(messages, edit):
+    """The rule of the offline server's invented option, clearing in rounds: not the documented one."""
+    limit, keep = edit["trigger"]["value"], edit["keep"]["value"]
+    excluded = set(edit.get("exclude_tools") or [])
+    sent, cleared = [], set()
+    for message in messages:
+        if message["role"] == "assistant":
+            sent += [(b["id"], b["name"]) for b in blocks(message) if b["type"] == "tool_use"]
+        elif len([u for u, _ in sent if u not in cleared]) > limit:
+            older = sent[: max(0, len(sent) - keep)]
+            cleared |= {u for u, name in older if name not in excluded}
+    return len(cleared)
 
 
-def predicted_with_at_least(messages, edit):
-    return predicted_by_counting(
-        messages, {**edit, "trigger": {**edit["trigger"], "value": edit["trigger"]["value"] - 1}}
-    )
+def predicted_at_the_trigger_too(messages, edit):
+    """Clears when the count reaches the trigger, not only when it exceeds it."""
+    lowered = {**edit, "trigger": {**edit["trigger"], "value": edit["trigger"]["value"] - 1}}
+    return predicted_by_counting(messages, lowered)
 
 
 def predicted_ignoring_exclusions(messages, edit):
     return predicted_by_counting(messages, {k: v for k, v in edit.items() if k != "exclude_tools"})
 
 
-def predicted_without_counting_excluded(messages, edit):
-    excluded = set(edit.get("exclude_tools", ()))
-    kept = [
-        {**m, "content": [b for b in blocks(m) if b.get("name") not in excluded]}
-        if m["role"] == "assistant"
-        else m
-        for m in messages
-    ]
-    return predicted_by_counting(kept, edit)
+def predicted_ignoring_at_least(messages, edit):
+    return predicted_by_counting(messages, {k: v for k, v in edit.items() if k != "clear_at_least"})
+
+
+def predicted_keeping_the_default(messages, edit):
+    """Reads keep as the documented default of 3 whatever the edit says."""
+    return predicted_by_counting(messages, {**edit, "keep": {"type": "tool_uses", "value": 3}})
 
 
 def keeps_with_tool_results(messages):
@@ -248,8 +280,8 @@ CASES = [
         ],
     ),
     (
-        checks.check_edits_for_budget,
-        budget_edits,
+        checks.check_edits_for_cost,
+        cost_edits,
         [
             no_edits,
             documented_defaults,
@@ -257,17 +289,20 @@ CASES = [
             clearing_too_late,
             compacting_instead,
             leaving_no_room_for_the_answer,
-            skipping_a_round_past_the_room,
+            skipping_a_clearing_past_the_room,
+            hiding_every_result,
+            keeping_three_with_their_inputs,
         ],
     ),
     (
         checks.check_predict_cleared,
-        checks.server_cleared,
+        checks.server_cleared_reference,
         [
-            predicted_at_the_end_only,
-            predicted_with_at_least,
+            predicted_in_rounds,
+            predicted_at_the_trigger_too,
             predicted_ignoring_exclusions,
-            predicted_without_counting_excluded,
+            predicted_ignoring_at_least,
+            predicted_keeping_the_default,
         ],
     ),
     (
@@ -282,19 +317,30 @@ test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = che
 def test_answers_written_differently_pass():
     assert checks.check_clear_edit(clear_edit_rounded_always_with_at_least).passed
     assert checks.check_cache_breaks(breaks_by_zip).passed
+    assert checks.check_edits_for_cost(cost_edits_early_with_at_least).passed
     assert checks.check_predict_cleared(predicted_by_counting).passed
 
 
 def test_a_trigger_that_leaves_no_room_for_the_answer_is_refused_by_name():
-    report = checks.check_edits_for_budget(leaving_no_room_for_the_answer)
+    report = checks.check_edits_for_cost(leaving_no_room_for_the_answer)
     assert not report.passed
     assert "leaves no room for the answer" in str(report) and "at most 3,904" in str(report)
 
 
+def test_keep_0_is_refused_because_the_model_would_see_no_result():
+    report = checks.check_edits_for_cost(hiding_every_result)
+    assert not report.passed and "never sees a tool result again" in str(report)
+
+
 def test_a_request_past_the_room_is_refused_by_its_own_row():
-    report = checks.check_edits_for_budget(skipping_a_round_past_the_room)
+    report = checks.check_edits_for_cost(skipping_a_clearing_past_the_room)
     failed = {r.name: r.detail for r in report.failures}
     room_rows = [name for name in failed if "room" in name]
-    assert room_rows and all(name.startswith("budget of") for name in failed), failed
-    assert all("at most 3,904" in failed[name] and "6,601 input tokens" in failed[name] for name in room_rows)
-    assert "budget of 4 breaks" not in failed  # its breaks are within budget: only the room is wrong
+    assert room_rows and all("at most 3,904" in failed[name] for name in room_rows), failed
+
+
+def test_the_rounds_rule_the_offline_server_invented_fails_the_documented_prediction():
+    report = checks.check_predict_cleared(predicted_in_rounds)
+    failed = [r.name for r in report.failures]
+    assert "every request over the trigger clears again" in failed and "keep 0" in failed, failed
+    assert "at the trigger nothing is cleared" not in failed  # below any trigger both rules agree

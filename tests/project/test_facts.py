@@ -116,7 +116,7 @@ FACTS = [
     (
         "clear_tool_uses keep: number of tool uses to retain",
         "compaction/offline/server/context_edits.py",
-        "BetaToolUsesKeepParam",
+        "docstring of ``keep`` in ``BetaClearToolUses20250919EditParam``",
     ),
     (
         "the cache lookback checks about 20 blocks before each breakpoint",

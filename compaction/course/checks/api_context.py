@@ -3,12 +3,14 @@
 ``check_clear_edit`` holds the chapter's edit builder to whole-token values of the window, the
 SDK's field shapes, and the offline server's acceptance.
 ``check_cache_breaks`` is differential against ``server_side.cache_breaks_from_usage`` on recorded and
-handmade usage logs. ``check_edits_for_budget`` refuses a trigger that leaves no room below the window
-for the answer the session asks (``run_agent``'s ``max_tokens``), then runs the offline agent under
-the learner's edits, with the server clearing in rounds (its own option), and holds the session to
-a budget of cache breaks without overflowing, and its largest measured request to that same room.
+handmade usage logs. ``check_edits_for_cost`` refuses a trigger that leaves no room below the window
+for the answer the session asks (``run_agent``'s ``max_tokens``) and a ``keep`` of 0 (the model would
+never see a result again), then runs the offline agent under the learner's edits with the documented
+rule (every request over the trigger clears all but the newest ``keep``; no option the offline server
+invented), and holds the session to an input cost without overflowing, and its largest measured
+request to that same room.
 ``check_predict_cleared`` compares a prediction of ``cleared_tool_uses`` with what the offline
-server reports when it clears in rounds.
+server reports by the documented rule, on cases where the documentation alone fixes the answer.
 ``check_client_keeps`` is differential against ``server_side.client_keeps``.
 Deliberately left out: predictions of ``cleared_input_tokens``, which need the server's counter.
 """
@@ -35,7 +37,6 @@ TOOLS = [
 ]
 CONTEXT_BETA = "context-management-2025-06-27"
 ANSWER_TOKENS = inspect.signature(run_agent).parameters["max_tokens"].default  # what each call asks for
-ROUNDS = {"clear_in_rounds": True}  # the offline server's own option (offline.server.context_edits)
 
 
 # ---------------------------------------------------------------- the chapter's edit
@@ -123,24 +124,15 @@ def check_cache_breaks(fn: Callable, recorded: list[tuple[list, list]] = ()) -> 
     return run_cases("cache_breaks", cases)
 
 
-# ---------------------------------------------------------------- a budget of cache breaks
+# ---------------------------------------------------------------- clearing within a cost
 
 
-BUDGETS = (6, 4)  # 4 is the fewest breaks the course found with every request leaving the answer its room
-
-
-def _why(log: UsageLog, call: int) -> str:
-    """One break and its cause: the clearing round at that call, or nothing newly cleared."""
-    before, now = log.cleared[call - 1], log.cleared[call]
-    left = log.read[call - 1] + log.written[call - 1]
-    cause = (
-        f"a clearing round, {before} -> {now} tool uses cleared" if now != before else "nothing newly cleared"
-    )
-    return f"call {call} read back {log.read[call]:,} of the {left:,} tokens cached before it ({cause})"
+COSTS = (130_000, 105_000)  # base-price input tokens; the chapter's 62.5%/31% edit cost 139,890
+DEFAULT_KEEP = 3  # the documented default of keep (context-editing page, "Configuration options")
 
 
 def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object]:
-    """The learner's edits for ``budget``, checked for shape and trigger, and their session (run once)."""
+    """The learner's edits for ``budget``, checked (shape, trigger, keep), and their session, run once."""
     if budget in runs:
         return runs[budget]
     edits = fn(WINDOW, budget)
@@ -156,19 +148,25 @@ def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object]:
                 f"{ANSWER_TOKENS:,}, and {trigger['value']:,} + {ANSWER_TOKENS:,} > the {WINDOW:,}-token "
                 f"window; at most {room:,}"
             )
-    runs[budget] = run_managed_session(edits, window=WINDOW, turns=TURNS, server_options=ROUNDS)
+        keep = (edit.get("keep") or {}).get("value", DEFAULT_KEEP)
+        assert keep >= 1, (
+            f"keep {keep}: over the trigger every tool use is cleared, the newest too, so the model never "
+            "sees a tool result again; keep at least 1"
+        )
+    runs[budget] = run_managed_session(edits, window=WINDOW, turns=TURNS)  # the documented rule
     return runs[budget]
 
 
-def _within_budget(fn: Callable, budget: int, runs: dict) -> None:
+def _within_cost(fn: Callable, budget: int, runs: dict) -> None:
     log, result = _session(fn, budget, runs)
     assert result.error is None, f"the session ended early at call {len(log.sent)}: {result.error}"
-    breaks = log.breaks()
-    more = f"; and {len(breaks) - 3} more" if len(breaks) > 3 else ""
-    assert len(breaks) <= budget, (
-        f"{len(breaks)} cache breaks, budget {budget}: " + "; ".join(_why(log, i) for i in breaks[:3]) + more
-    )
     assert sum(log.cleared) > 0, say("nothing was ever cleared")
+    totals = log.totals()
+    assert totals["cost"] <= budget, (
+        f"input cost {totals['cost']:,} base-price tokens, budget {budget:,}: {totals['sent']:,} tokens "
+        f"sent, {totals['cache written']:,} of them written to the cache (1.25x) on {len(log.breaks())} "
+        "cache breaks"
+    )
 
 
 def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
@@ -179,23 +177,23 @@ def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
     assert peak <= room, (
         f"call {call} sent {peak:,} input tokens: with max_tokens {ANSWER_TOKENS:,} its answer had "
         f"{WINDOW - peak:,} of the {WINDOW:,}-token window; every request must stay at most {room:,} "
-        "(a skipped clearing round lets the context grow past the trigger)"
+        "(a clearing skipped for clear_at_least lets the context grow past the trigger)"
     )
 
 
-def check_edits_for_budget(fn: Callable) -> CheckReport:
-    """Exercise 1: 50 calls in an 8,000-token window, at most ``budget`` breaks, room for the answer."""
+def check_edits_for_cost(fn: Callable) -> CheckReport:
+    """Exercise 1: 50 calls, 8,000-token window, documented clearing, within a cost, room for the answer."""
     runs: dict = {}
     cases = []
-    for b in BUDGETS:
-        cases.append((f"budget of {b} breaks", lambda b=b: _within_budget(fn, b, runs)))
+    for b in COSTS:
+        cases.append((f"cost at most {b:,}", lambda b=b: _within_cost(fn, b, runs)))
         cases.append(
             (
-                f"budget of {b}: largest request leaves the answer its room",
+                f"cost at most {b:,}: largest request leaves the answer its room",
                 lambda b=b: _room_measured(fn, b, runs),
             )
         )
-    return run_cases("edits_for_budget", cases)
+    return run_cases("edits_for_cost", cases)
 
 
 # ---------------------------------------------------------------- predicting applied_edits
@@ -212,7 +210,7 @@ def review_session(n: int, names: tuple[str, ...] = ("read_file",)) -> list[dict
     return messages
 
 
-def by_uses(trigger: int, keep: int, exclude: tuple[str, ...] = ()) -> dict:
+def by_uses(trigger: int, keep: int, exclude: tuple[str, ...] = (), at_least: int = 0) -> dict:
     """A clear_tool_uses edit triggered by the number of tool uses."""
     edit = {
         "type": "clear_tool_uses_20250919",
@@ -221,29 +219,30 @@ def by_uses(trigger: int, keep: int, exclude: tuple[str, ...] = ()) -> dict:
     }
     if exclude:
         edit["exclude_tools"] = list(exclude)
+    if at_least:
+        edit["clear_at_least"] = {"type": "input_tokens", "value": at_least}
     return edit
 
 
+# Each answer is fixed by the documented rule alone: where the offline server chose (does an excluded
+# use take one of the kept places? does it count toward the trigger?), every reading gives the same
+# number. The results hold about 240 tokens each (60 lines of "line k"), so each clear_at_least is
+# ten times away from what a clearing removes, whatever tokenizer the prediction uses.
 PREDICTIONS = [  # (name, session size, tools cycled, edit)
-    ("below the trigger", 6, ("read_file",), by_uses(6, 2)),
+    ("at the trigger nothing is cleared", 6, ("read_file",), by_uses(6, 2)),
     ("one above the trigger", 7, ("read_file",), by_uses(6, 2)),
     ("keep 0", 5, ("read_file",), by_uses(3, 0)),
-    ("two rounds", 10, ("read_file",), by_uses(4, 2)),
-    ("rounds leave the newest uncleared", 12, ("read_file",), by_uses(5, 1)),
-    ("excluded tools are never cleared", 12, ("read_file", "bash"), by_uses(5, 1, ("bash",))),
-    (
-        "excluded tools still count toward the trigger",
-        9,
-        ("read_file", "bash", "grep"),
-        by_uses(4, 1, ("grep",)),
-    ),
+    ("every request over the trigger clears again", 10, ("read_file",), by_uses(4, 2)),
     ("keep above the trigger", 8, ("read_file",), by_uses(3, 5)),
+    ("excluded tools are never cleared", 11, ("read_file", "bash"), by_uses(5, 1, ("bash",))),
+    ("clear_at_least more than a clearing removes", 8, ("read_file",), by_uses(3, 1, at_least=20_000)),
+    ("clear_at_least less than a clearing removes", 8, ("read_file",), by_uses(3, 1, at_least=150)),
 ]
 
 
-def server_cleared(messages: list, edit: dict) -> int:
-    """What the offline server reports as ``cleared_tool_uses`` for ``edit`` on ``messages``."""
-    answer = connect(context_window=200_000, **ROUNDS).beta.messages.create(
+def server_cleared_reference(messages: list, edit: dict) -> int:
+    """The offline server's ``cleared_tool_uses`` for ``edit`` on ``messages``, by the documented rule."""
+    answer = connect(context_window=200_000).beta.messages.create(
         model="offline",
         max_tokens=64,
         messages=messages,
@@ -258,16 +257,18 @@ def server_cleared(messages: list, edit: dict) -> int:
 def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
     session = review_session(n, names)
     got = fn(copy.deepcopy(session), copy.deepcopy(edit))
-    want = server_cleared(session, edit)
+    want = server_cleared_reference(session, edit)
     excluded = f", exclude_tools {edit['exclude_tools']}" if edit.get("exclude_tools") else ""
+    least = edit.get("clear_at_least")
+    least = f", clear_at_least {least['value']:,} tokens" if least else ""
     assert got == want, (
         f"{n} tool uses ({', '.join(names)} in turn), trigger {edit['trigger']['value']} tool uses, "
-        f"keep {edit['keep']['value']}{excluded}: the server clears {want}, not {got}"
+        f"keep {edit['keep']['value']}{excluded}{least}: the server clears {want}, not {got}"
     )
 
 
 def check_predict_cleared(fn: Callable) -> CheckReport:
-    """Exercise 2: ``cleared_tool_uses`` as the offline server reports it, before asking it."""
+    """Exercise 2: ``cleared_tool_uses`` by the documented rule, before asking the offline server."""
     cases = [(name, lambda n=n, t=t, e=e: _predicted(fn, n, t, e)) for name, n, t, e in PREDICTIONS]
     return run_cases("predict_cleared", cases)
 

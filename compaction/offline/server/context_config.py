@@ -76,7 +76,7 @@ def betas_of(headers: Any) -> set[str]:
 
 
 def course_scale(headers: Any) -> bool:
-    """True when the client asked for the server's course scale (``x-compaction-course-scale: on``)."""
+    """True when the client asked for the course scale: the offline server's invention, not the real API's."""
     return str(headers.get(HEADER_COURSE_SCALE, "") or "").lower() == "on"
 
 

@@ -9,9 +9,10 @@ its full history; and clearing "invalidates cached prompt prefixes" from the cle
 (``caching`` sees that by itself: the edited prefix hashes differently). ``clear_thinking_20251015``
 removes thinking blocks from all but the last ``keep`` assistant turns.
 
-``keep`` means what the SDK says, the "number of tool uses to retain in the conversation"
-(``BetaToolUsesKeepParam``): once the request is over the trigger, every tool use but the newest
-``keep`` is cleared (24 tool uses, ``keep`` 3: 21 cleared, 3 keep their results).
+``keep`` means what the SDK says, the "Number of tool uses to retain in the conversation" (the
+docstring of ``keep`` in ``BetaClearToolUses20250919EditParam``; ``BetaToolUsesKeepParam`` is only
+its shape, ``{"type": "tool_uses", "value": n}``): once the request is over the trigger, every tool
+use but the newest ``keep`` is cleared (24 tool uses, ``keep`` 3: 21 cleared, 3 keep their results).
 
 The server's own choices, where the docs are silent: the placeholder's wording; ``keep`` counts
 the newest tool uses of every tool, excluded tools included (an excluded use among the newest
@@ -21,7 +22,7 @@ names whose uses are preserved from clearing", SDK ``exclude_tools``), and they 
 thinking keeps it (an empty turn would be refused). Each edit reports the tool uses cleared in the
 request and the tokens that removed, counted as the rest of the server counts.
 
-An option of the offline server that the real API does not have, off by default
+An option invented by the offline server, which the real API does not have, off by default
 (``x-compaction-clear-in-rounds: on``, ``rounds=True``): clearing in *rounds*. How the API decides
 when to clear again is not documented; the docs say that after a clear "subsequent requests can
 reuse the newly cached prefix". With rounds the conversation is replayed turn by turn, and a new
