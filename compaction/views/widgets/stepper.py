@@ -238,7 +238,8 @@ class PipelineStepper:
 
     def __repr__(self) -> str:
         n = len(self.steps)
-        return f"PipelineStepper({n} pass{'es' if n != 1 else ''}; {self.label()})"
+        form = "PipelineStepper({n} pass; {label})" if n == 1 else "PipelineStepper({n} passes; {label})"
+        return say(form, n=n, label=self.label())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return bundle(self)
