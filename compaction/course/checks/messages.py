@@ -362,7 +362,7 @@ def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str, tw
     """
     for k, (how, given) in enumerate(lists, start=1):
         where = say(
-            "list {k} of the {n} this row tries ({kind}: {how})", k=k, n=len(lists), kind=say(kind), how=how
+            "list {k} of the {n} this row tries ({kind}: {how})", k=k, n=len(lists), kind=kind, how=how
         )
         before = copy.deepcopy(given)
         got = fn(given)
@@ -476,7 +476,7 @@ def check_answer_unanswered(answer_unanswered: Callable) -> CheckReport:
         (
             "an equal message at two places",
             lambda: _same_list(
-                answer_unanswered, ref, repeated_messages(), "an equal message earlier", twins=True
+                answer_unanswered, ref, repeated_messages(), say("an equal message earlier"), twins=True
             ),
         )
     )
