@@ -35,15 +35,19 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   plus ``max_tokens`` over the window with the 400 ``input length and `max_tokens` exceed context
   limit`` (``compaction.core.api_errors``); the table's ``REFUSE`` is that case (the course's client
   sends no beta header). The value is the SDK's ``StopReason`` (``anthropic/types/stop_reason.py``);
-* the tokenizer: Claude Sonnet 5's overview page
-  (https://platform.claude.com/docs/en/models/sonnet-5/overview) says it ships a new tokenizer, and
-  the Claude Haiku 5.5 migration guide
+* the tokenizer: Claude Sonnet 5's migration guide
+  (https://platform.claude.com/docs/en/models/sonnet-5/migration-guide) says it uses a new tokenizer that
+  counts the same text as about 30% more tokens than Claude Sonnet 4.6, the exact increase depending on the
+  content, and the Claude Haiku 5.5 migration guide
   (https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide) says to recount prompts and
   revisit ``max_tokens`` because the same text counts as more tokens (both paraphrased); the
   token-counting page (https://platform.claude.com/docs/en/build-with-claude/token-counting) gives
   the figure: "Claude Opus 4.7 and later Opus models, ... and Claude Sonnet 5 use a newer tokenizer.
-  The same input text produces approximately 30 percent more tokens than on earlier models."
-  The offline server counts every model with tiktoken's cl100k,
+  The same input text produces approximately 30 percent more tokens than on earlier models. The exact
+  increase depends on the content and workload shape." No page found names Claude Sonnet 5.5's tokenizer:
+  that list ends at Claude Sonnet 5, and Sonnet 5.5's overview page lists what changes for code that ran on
+  Sonnet 5 with no tokenizer among the changes, so its row takes Sonnet 5's (an inference, said so in the
+  row). The offline server counts every model with tiktoken's cl100k,
   which is none of Claude's tokenizers;
 * the default ``keep`` of ``clear_thinking_20251015``: the context-editing page's configuration table
   (https://platform.claude.com/docs/en/build-with-claude/context-editing) gives it per model, "Opus
@@ -101,6 +105,7 @@ def _doc(slug: str) -> str:
 
 
 CLAUDE_5_TOKENIZER = "the new tokenizer: about 30% more tokens for the same text (the token-counting page)"
+SONNET_5_5_TOKENIZER = "taken to be Claude Sonnet 5's: no page names it, and no change of tokenizer is listed"
 EARLIER_TOKENIZER = "the earlier tokenizer (models before Claude Opus 4.7)"
 
 # fmt: off
@@ -108,7 +113,7 @@ MODELS: dict[str, Model] = {
     m.id: m
     for m in (
         Model("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.1,
-              512, STOP_REASON, "active", CLAUDE_5_TOKENIZER, _doc("sonnet-5-5"), None),
+              512, STOP_REASON, "active", SONNET_5_5_TOKENIZER, _doc("sonnet-5-5"), None),
         Model("claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, 2.0, 10.0, 2.5, 4.0, 0.2,
               1024, STOP_REASON, "legacy", CLAUDE_5_TOKENIZER, _doc("sonnet-5"), None),
         Model("claude-opus-4-6", "Claude Opus 4.6", 1_000_000, 128_000, 5.0, 25.0, 6.25, 10.0, 0.5,

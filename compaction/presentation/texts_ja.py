@@ -148,6 +148,14 @@ TEXTS: dict[str, str] = {
         "{where}: 返したリストはメッセージ {i} で {rule} に違反しています: {text}"
     ),
     ", so the results must come before the text": "。そのため結果はテキストより前に置かなければなりません",
+    "{where}: message {d} lacks the results for the calls of message {i} ({ids}); message {i} "
+    "is equal to the earlier message {j}, whose calls message {j1} answers: message {i} was taken "
+    "for it": (
+        "{where}: メッセージ {d} に、メッセージ {i} の呼び出し（{ids}）への結果がありません。"
+        "メッセージ {i} はそれより前のメッセージ {j} と同じ内容で、その呼び出しにはメッセージ {j1} が"
+        "答えています。メッセージ {i} がメッセージ {j} と取り違えられました"
+    ),
+    "an equal message earlier": "同じメッセージが前にもある",
     # compaction.course.checks.micro: failure details built from values
     "note_for({name}): return a string, got {kind}": (
         "note_for({name}): 文字列を返してください（返り値は {kind}）"
@@ -1166,6 +1174,9 @@ TEXTS: dict[str, str] = {
     "before": "変更前",
     "after": "変更後",
     "{messages} messages, {tokens} tokens ({unit})": "{messages} メッセージ、{tokens} トークン（{unit}）",
+    "MessageListView({header}, showing {shown})": "MessageListView({header}、{shown} 件を表示)",
+    "PipelineStepper({n} pass; {label})": "PipelineStepper({n} 回の処理; {label})",
+    "PipelineStepper({n} passes; {label})": "PipelineStepper({n} 回の処理; {label})",
     "… {hidden} more messages ({first}-{last})": "… ほかに {hidden} メッセージ（{first}-{last}）",
     "show more": "さらに表示",
     "show more ({next} of {hidden})": "さらに表示（残り {hidden} 件のうち {next} 件）",

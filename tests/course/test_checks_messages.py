@@ -316,6 +316,21 @@ def test_a_message_found_by_value_fails_the_equal_messages_row_only():
     rows = checks.check_answer_unanswered(answer_found_by_value).failures
     assert [r.name for r in rows] == ["an equal message at two places"], rows
     assert "list 1 of the 2 this row tries" in rows[0].detail and "message 6" in rows[0].detail
+    # the row says the cause (the equal earlier message took the answer), not only where the lists differ
+    assert "message 6 lacks the results for the calls of message 5 (toolu_r1)" in rows[0].detail
+    assert "message 5 is equal to the earlier message 1" in rows[0].detail, rows[0].detail
+
+
+def test_the_equal_messages_row_names_no_twin_when_the_fault_is_elsewhere():
+    def drops_the_last_message(messages, note=checks.INTERRUPTED):
+        return checks.answer_unanswered_reference(messages, note)[:-1]
+
+    rows = [
+        r
+        for r in checks.check_answer_unanswered(drops_the_last_message).failures
+        if r.name == "an equal message at two places"
+    ]
+    assert rows and "is equal to the earlier message" not in rows[0].detail, rows
 
 
 def test_a_changed_input_is_located():

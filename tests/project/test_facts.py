@@ -76,7 +76,7 @@ FACTS = [
     (
         "Claude Sonnet 5's tokenizer is new and counts the same text as more tokens",
         "compaction/core/models.py",
-        "models/sonnet-5/overview",
+        "models/sonnet-5/migration-guide",
     ),
     (
         "about 30% more tokens on the newer tokenizer",

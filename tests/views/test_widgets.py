@@ -24,6 +24,7 @@ from compaction.layers.micro import Micro, micro_compact, placeholder_for
 from compaction.layers.snip import Snip, snip_compact, snip_cuts, snip_placeholder
 from compaction.layers.summarize import Summary, continuation_text
 from compaction.pipeline.compactor import Compactor
+from compaction.presentation.language import use_language
 from compaction.presentation.palette import CHANGES, KINDS, all_colors
 from compaction.views.widgets import (
     BeforeAfter,
@@ -217,6 +218,19 @@ def test_the_text_form_is_short_and_has_no_ids_or_addresses():
     assert bundle["text/plain"] == repr(view)
     assert bundle["text/html"] == view._repr_html_()
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.widget.model_id
+
+
+def test_the_text_forms_speak_one_language_in_the_japanese_edition():
+    raw = session(4)
+    steps = [("input", raw), ("snip", snip_compact(raw, max_messages=5, keep_head=1))]
+    with use_language("ja"):
+        shown = repr(MessageListView(session(), title="demo")), repr(PipelineStepper(steps))
+    assert shown[0].startswith("MessageListView(demo: 8 メッセージ、"), shown
+    assert shown[0].endswith("、8 件を表示)"), shown
+    assert shown[1].startswith("PipelineStepper(1 回の処理; "), shown
+    allowed = {"MessageListView", "PipelineStepper", "demo", "tiktoken", "snip"}  # names, not prose
+    for form in shown:
+        assert not set(re.findall(r"[A-Za-z]{3,}", form)) - allowed, form
 
 
 def test_the_static_form_is_the_same_every_time():

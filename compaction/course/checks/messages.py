@@ -338,7 +338,28 @@ def _compare(fn: Callable, reference: Callable, calls: list[tuple]) -> None:
             )
 
 
-def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str) -> None:
+def _unanswered_twin(got: list, expected: list) -> tuple[int, int, int] | None:
+    """(d, i, j): ``got`` first differs at message d, the answer to message i, which equals an earlier j."""
+    pairs = enumerate(zip(got, expected, strict=False))
+    d = next((n for n, (a, b) in pairs if a != b), min(len(got), len(expected)))
+    if not 1 <= d < min(len(got), len(expected)) or not tool_use_blocks(expected[d - 1]):
+        return None
+    ids = {b["id"] for b in tool_use_blocks(expected[d - 1])}
+
+    def answers(message: dict) -> set:
+        return {b.get("tool_use_id") for b in blocks(message) if b.get("type") == "tool_result"} & ids
+
+    j = next((n for n, message in enumerate(expected[: d - 1]) if message == expected[d - 1]), None)
+    if j is None or answers(got[d]) == ids or answers(got[j + 1]) != ids:
+        return None
+    return d, d - 1, j
+
+
+def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str, twins: bool = False) -> None:
+    """Each list through ``fn`` and ``reference``: the same messages, the input untouched, the form kept.
+
+    With ``twins``, a call left unanswered at its own place names the cause: the equal earlier message.
+    """
     for k, (how, given) in enumerate(lists, start=1):
         where = say(
             "list {k} of the {n} this row tries ({kind}: {how})", k=k, n=len(lists), kind=kind, how=how
@@ -356,7 +377,20 @@ def _same_list(fn: Callable, reference: Callable, lists: Labelled, kind: str) ->
         ) + (
             say(", so the results must come before the text") if problem[1] == "tool_result_not_first" else ""
         )
-        assert_same_messages(got, reference(before), where)
+        expected = reference(before)
+        twin = _unanswered_twin(got, expected) if twins and isinstance(got, list) else None
+        assert twin is None, say(
+            "{where}: message {d} lacks the results for the calls of message {i} ({ids}); message {i} "
+            "is equal to the earlier message {j}, whose calls message {j1} answers: message {i} was taken "
+            "for it",
+            where=where,
+            d=twin[0],
+            i=twin[1],
+            j=twin[2],
+            j1=twin[2] + 1,
+            ids=", ".join(b["id"] for b in tool_use_blocks(expected[twin[1]])),
+        )
+        assert_same_messages(got, expected, where)
 
 
 # ---------------------------------------------------------------- the checks
@@ -441,7 +475,9 @@ def check_answer_unanswered(answer_unanswered: Callable) -> CheckReport:
     cases.append(
         (
             "an equal message at two places",
-            lambda: _same_list(answer_unanswered, ref, repeated_messages(), "find it by position"),
+            lambda: _same_list(
+                answer_unanswered, ref, repeated_messages(), say("an equal message earlier"), twins=True
+            ),
         )
     )
     cases.append(

@@ -128,7 +128,7 @@ class MessageListView:
         return f"<div class='compaction-msglist' style='{FLOW}'>{self._top()}{self.static_rows_html()}</div>"
 
     def __repr__(self) -> str:
-        return f"MessageListView({self.header()}, showing {self.shown})"
+        return say("MessageListView({header}, showing {shown})", header=self.header(), shown=self.shown)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return bundle(self)

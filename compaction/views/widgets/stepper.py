@@ -238,7 +238,9 @@ class PipelineStepper:
 
     def __repr__(self) -> str:
         n = len(self.steps)
-        return f"PipelineStepper({n} pass{'es' if n != 1 else ''}; {self.label()})"
+        if n == 1:
+            return say("PipelineStepper({n} pass; {label})", n=n, label=self.label())
+        return say("PipelineStepper({n} passes; {label})", n=n, label=self.label())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return bundle(self)
