@@ -698,8 +698,8 @@ TEXTS: dict[str, str] = {
         "まだです: {total} 件のチェック結果のうち {failing} 件が不合格です"
     ),
     # compaction.course.checks.*: check titles that are prose (a function's name stays as it is)
-    "one setting, at least 90% of the probes, at most 75% of none": (
-        "設定は 1 つだけ、プローブは 90% 以上、コストは none の 75% 以下"
+    "one setting, at least 95% of the probes, at most 75% of none": (
+        "設定は 1 つだけ、プローブは 95% 以上、コストは none の 75% 以下"
     ),
     "probes for sample_session(30)": "sample_session(30) のプローブ",
     "reactive layer": "リアクティブ層",
@@ -800,7 +800,7 @@ TEXTS: dict[str, str] = {
     "at least one that masking 3 loses": "masking 3 で失われるものが少なくとも 1 つ",
     "probe {name}": "プローブ {name}",
     "one setting of one layer changed": "1 つの層の設定を 1 つだけ変えた",
-    "keeps at least 90% of the probes": "プローブの 90% 以上を保つ",
+    "keeps at least 95% of the probes": "プローブの 95% 以上を保つ",
     "costs at most 75% of none": "コストは none の 75% 以下",
     # keep_used
     "a path said later keeps its line": "後で言及されたパスはその行が残る",

@@ -84,14 +84,15 @@ def predict():
 
 def tuned_layers():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, exclude_tools=("bash",)), summary, reactive]  # test output stays
+    return [budget, replace(micro, keep_errors=6), summary, reactive]  # 97% of probes, 73% of none
 
 
 def tuned_differently():
     layers = default_layers()
-    # the same idea built anew, with a list and one more tool: Micro normalizes the list to a tuple
+    # the same idea built anew, every other setting written out: more error lines in each placeholder
     layers[1] = Micro(
-        keep_recent=1, trigger=0.3, payback_turns=30, keep_unread=True, exclude_tools=["glob", "bash"]
+        keep_recent=1, min_chars=120, keep_used=1, keep_errors=10, trigger=0.3, payback_turns=30,
+        keep_unread=True,
     )
     return layers
 
@@ -162,36 +163,41 @@ def predicts_everything_lost():
 
 def two_settings():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, exclude_tools=("bash",), keep_recent=2), summary, reactive]
+    return [budget, replace(micro, keep_errors=6, keep_recent=2), summary, reactive]
 
 
 def costs_more():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, exclude_tools=("read_file",)), summary, reactive]  # 97% of probes, 108%
+    return [budget, replace(micro, exclude_tools=("read_file",)), summary, reactive]  # 97%, 106% of none
 
 
 def just_over_the_price():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, min_chars=3_000), summary, reactive]  # 97% of probes, 80% of none
+    return [budget, replace(micro, min_chars=3_000), summary, reactive]  # 97% of probes, 81% of none
+
+
+def bash_results_whole():
+    budget, micro, summary, reactive = default_layers()
+    return [budget, replace(micro, exclude_tools=("bash",)), summary, reactive]  # 97% of probes, 78% of none
 
 
 def the_chapters_answer():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, keep_used=2), summary, reactive]  # pipeline + used: 88% of probes
+    return [budget, replace(micro, keep_used=2), summary, reactive]  # pipeline + used: 91% of probes
 
 
 def cheaper_but_not_enough():
     budget, micro, summary, reactive = default_layers()
-    return [budget, replace(micro, min_chars=1_000), summary, reactive]  # 67% of none, the default's 84%
+    return [budget, replace(micro, min_chars=1_000), summary, reactive]  # 70% of none, 91% of probes
 
 
 def a_layer_left_out():
     _, micro, summary, reactive = default_layers()
-    return [replace(micro, exclude_tools=("bash",)), summary, reactive]
+    return [replace(micro, keep_errors=6), summary, reactive]
 
 
 def settings_not_layers():
-    return {"micro_exclude_tools": ("bash",)}
+    return {"micro_keep_errors": 6}
 
 
 CASES = [
@@ -219,6 +225,7 @@ CASES = [
             two_settings,
             costs_more,
             just_over_the_price,
+            bash_results_whole,
             the_chapters_answer,
             cheaper_but_not_enough,
             a_layer_left_out,
@@ -235,7 +242,7 @@ def test_a_tuning_written_differently_passes_too():
 
 
 def test_enough_probes_at_too_high_a_price_fails_on_the_cost_row_alone():
-    for wrong in (costs_more, just_over_the_price):
+    for wrong in (costs_more, just_over_the_price, bash_results_whole):
         failed = [r for r in checks.check_tuning(wrong).failures]
         assert failed and all("at most 75% of none" in r.name for r in failed), failed
 
@@ -243,7 +250,7 @@ def test_enough_probes_at_too_high_a_price_fails_on_the_cost_row_alone():
 def test_too_few_probes_fails_on_the_probe_row_alone():
     for wrong in (cheaper_but_not_enough, the_chapters_answer):
         failed = [r for r in checks.check_tuning(wrong).failures]
-        assert [r.name for r in failed] == ["keeps at least 90% of the probes"], failed
+        assert [r.name for r in failed] == ["keeps at least 95% of the probes"], failed
 
 
 def test_a_failing_row_counts_the_mistakes_without_giving_the_measured_answer():

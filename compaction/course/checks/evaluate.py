@@ -6,8 +6,8 @@ whole session and against it masked and snipped, plus the cases the known-wrong 
 (case, spacing, read_file's line numbers, evidence inside a tool call, all versus any).
 ``check_probes`` checks probes a learner wrote for a session, ``check_predictions`` compares a
 prediction with measured replays, and ``check_tuning`` replays the pipeline with one changed
-setting of one layer and asks it to keep at least 90% of the probes (the course's goal; the default
-keeps 84%) while costing at most 75% of ``none``: buying back what micro loses, within a price.
+setting of one layer and asks it to keep at least 95% of the probes (the default keeps 91%) while
+costing at most 75% of ``none`` (the default: 71%): buying back what micro loses, within a price.
 Deliberately left out: judging whether a probe is a *good* question; only that it is well formed,
 answerable, and of the kind it says.
 """
@@ -45,8 +45,8 @@ ANSWERS = ("measured_losses",)  # what an exercise computes: kept out of for_exe
 
 EXERCISE_TURNS = 30  # the session learners write probes for: sample_session(30)
 PREDICT_TURNS = 40
-TUNING_TARGET = 0.75  # exercise 3: at most this share of none's cost (the default: 69%)
-TUNING_PROBES = 0.9  # exercise 3: at least this share of the probes (the default: 84%)
+TUNING_TARGET = 0.75  # exercise 3: at most this share of none's cost (the default: 71%)
+TUNING_PROBES = 0.95  # exercise 3: at least this share of the probes (the default: 91%)
 PREDICT_STRATEGIES = ("masking 3", "summary only", "pipeline", "recent turns")
 PREDICT_PROBES = (
     "first-run-counts",
@@ -293,7 +293,7 @@ def changed_settings(layers: list, default: list) -> list[str]:
 
 
 def check_tuning(tuned_layers: Callable) -> CheckReport:
-    """Exercise 3: the default list with one setting changed: >= 90% of the probes, <= 75% of none."""
+    """Exercise 3: the default list with one setting changed: >= 95% of the probes, <= 75% of none."""
     default = default_layers()
     outcome: dict[str, Any] = {}
 
