@@ -363,8 +363,14 @@ ALLOWED = {
     ("16_on_demand_compaction.ipynb", "On this session the course's pipeline cost the least"): (
         "the course's own measurements of three designs"
     ),
-    ("15_replay.ipynb", "Before it was fixed, the package's own importer read"): (
-        "the course's own measurement of the shared Claude Code 2.1.6 session"
+    ("15_replay.ipynb", "Any record on the chain that is not a message stops such"): (
+        "the course's own walk over the shared Claude Code 2.1.6 session"
+    ),
+    ("10_the_whole_loop.ipynb", "prompt-cache prices: `payback_turns=30` clears"): (
+        "the package's own Micro settings; chapter 13 cites the prices they rest on"
+    ),
+    ("13_evaluate.ipynb", "A constant pace also leaves out the real session's"): (
+        "the course's own measurement of the shared Claude Code 2.1 session's pace"
     ),
     ("16_on_demand_compaction.ipynb", "## The API's view of the cache, row for row"): (
         "chapter numbers; the course's own cache-break count"
