@@ -1,8 +1,10 @@
 """What a replay watches: every request the model answers, the session as it grows, each probe per pass.
 
 ``RecordingClient`` wraps a client and records each answered ``messages.create`` as a priced
-``Request`` (summary requests marked). ``Recorder`` rebuilds the uncompacted session from what
-reaches a strategy: every message it sees for the first time, never a layer's own output.
+``Request`` (summary requests marked); given a ``Pricer`` it prices each request as it comes, and
+may keep none of them (a long replay's requests would hold every list it ever sent). ``Recorder``
+rebuilds the uncompacted session from what reaches a strategy: every message it sees for the first
+time, never a layer's own output.
 ``ProbeWatch`` scores every pass of every preparation and remembers which pass last dropped each
 probe. Deliberately left out: responses' content (the final context holds what matters).
 """
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compaction.core.summary_prompt import is_summary_request
-from compaction.evaluate.cost import Request, framing_tokens
+from compaction.evaluate.cost import Pricer, Request, framing_tokens
 from compaction.evaluate.probes import ContextTexts, Probe, answers
 from compaction.pipeline.compactor import Passes
 
@@ -22,9 +24,11 @@ from compaction.pipeline.compactor import Passes
 class RecordingClient:
     """Wraps a client: every answered ``messages.create`` is recorded as a priced ``Request``."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, pricer: Pricer | None = None, *, keep: bool = True):
         self._client = client
-        self.requests: list[Request] = []
+        self.requests: list[Request] = []  # every request recorded, when ``keep``
+        self.pricer, self.keep = pricer, keep
+        self.recorded = 0  # requests recorded, kept or not
         self._framing: dict[str, int] = {}  # framing key -> tokens
 
     @property
@@ -41,8 +45,16 @@ class RecordingClient:
             self._framing[key] = framing_tokens(system, tools)
         sent = request.get("messages") or []
         summary = is_summary_request(sent) or "compaction" in (request.get("extra_body") or {})
-        self.requests.append(Request(tuple(sent), self._framing[key], key, summary))
+        self.record(Request(tuple(sent), self._framing[key], key, summary))
         return response
+
+    def record(self, request: Request) -> None:
+        """Record a request the model answered (or, in a replay, would have): priced now with a pricer."""
+        if self.pricer is not None:
+            self.pricer.add(request)
+        if self.keep:
+            self.requests.append(request)
+        self.recorded += 1
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)

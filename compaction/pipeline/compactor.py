@@ -48,12 +48,14 @@ the SDK's types have no ``cache_edits``).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from compaction.core.events import CompactionEvent
+from compaction.core.messages import shared_prefix
 from compaction.core.store import OutputStore
 from compaction.core.tokens import TokenCounter, usage_input_tokens
 from compaction.core.transcript import Lines, write_transcript
@@ -285,6 +287,10 @@ class Compactor:
         """True when every message the layer dropped or rewrote is one of the recorded session's."""
         if self._recorded is None:
             return False
+        start = shared_prefix(messages, out)  # a layer that changed the end: only the end is looked at
+        if all(map(operator.is_, messages[:start], out[:start])):
+            if set(map(id, messages[start:])) - set(map(id, out[start:])) <= self._recorded_ids:
+                return True  # what left is among these, and all of it is recorded
         return set(map(id, messages)) - set(map(id, out)) <= self._recorded_ids
 
     def _failed(self, layer: Layer, guard: Guard, before: int, why: str) -> None:

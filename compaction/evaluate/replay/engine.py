@@ -27,7 +27,7 @@ from compaction.agent.backend import connect
 from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.core.events import CompactionEvent
 from compaction.core.models import CLAUDE_MODEL, MODELS
-from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens
+from compaction.evaluate.cost import Cost, Counted, Pricer, Request, SharedCounter
 from compaction.evaluate.probes import Probe, ProbeScore, score
 from compaction.evaluate.replay.turns import (
     ProbeWatch,
@@ -38,7 +38,6 @@ from compaction.evaluate.replay.turns import (
     over_the_window,
     probe_reach,
     replayed_requests,
-    sent_cost,
     turn_slices,
 )
 from compaction.evaluate.strategies import build
@@ -78,7 +77,7 @@ class StrategyRun:
     breaker_open: bool = False  # failed summaries opened the circuit breaker
     loop_stopped: bool = False  # the loop guard stopped summaries that could not get under the threshold
     refused: str = ""  # why the run was refused (empty when it was not), in words
-    requests: list[Request] = field(default_factory=list)  # every request answered, summaries included
+    requests: list[Request] = field(default_factory=list)  # every request answered, when kept (``replay``)
     counts: dict[str, int] = field(default_factory=dict)  # layer -> times it fired (the strategy's count)
     received: int = 0  # messages of the session the run received before it ended
 
@@ -149,16 +148,21 @@ def replay(
     source: str | os.PathLike | None = None,
     settings: dict[str, Any] | None = None,
     on_turn: Callable[[int, int], None] | None = None,
+    counted: Counted | None = None,
+    keep_requests: bool = False,
 ) -> StrategyRun:
     """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request.
 
     ``source`` is the file the session was imported from: a recorded message that leaves the
     context is already there, so the pipeline writes no transcript for it. ``settings`` override
-    the strategy's (see ``strategies.build``).
+    the strategy's (see ``strategies.build``). ``counted`` shares the tokens and digests of the
+    session's messages between the strategies replayed over it (each counted once). Requests are
+    priced as they are made; ``keep_requests`` also keeps them in the run (every list sent).
     """
     session = list(session)
-    recording = RecordingClient(client)
-    tokens, watch = Tokens(), ProbeWatch(probes)
+    counted = counted or Counted()
+    tokens, watch = counted.tokens, ProbeWatch(probes)
+    recording = RecordingClient(client, Pricer(tokens, counted.fingerprints), keep=keep_requests)
     settings = dict(settings or {})
     settings.setdefault("counter", SharedCounter(tokens))
     if source is not None:
@@ -168,7 +172,7 @@ def replay(
     run = StrategyRun(strategy, window, Path(workdir))
     slices = turn_slices(session)
     context: list[dict] = []
-    agent_requests: list[int] = []  # index in recording.requests of each replayed request
+    agent_requests: list[int] = []  # the place of each replayed request among all those recorded
     peak = -1
 
     def start(turn: int) -> None:  # the turn lost probes are charged to
@@ -186,13 +190,13 @@ def replay(
             break
         if sent.size > peak:
             peak, run.peak_context = sent.size, context  # the list itself: its messages are shared
-        agent_requests.append(len(recording.requests) - 1)
+        agent_requests.append(recording.recorded - 1)
         run.turns.append(ReplayedRequest(sent.turn, len(context), sent.size, 0.0))
         if on_turn is not None:
             on_turn(sent.turn, len(slices))
     if not run.refused:  # it came to the end: the last answer too has arrived, so every probe was reached
         run.received = len(session)
-    run.cost = sent_cost(recording.requests, tokens)
+    run.cost = recording.pricer.cost  # type: ignore[union-attr]
     run.turns = [
         ReplayedRequest(
             t.turn, t.messages, t.tokens, run.cost.per_request[i] if i < len(run.cost.per_request) else 0.0
@@ -235,6 +239,7 @@ def replay_messages(
             probes=probes,
             settings=settings,
             on_turn=None if on_turn is None else (lambda done, total: on_turn(done)),
+            keep_requests=True,  # the figures of a Replay are made from them
         )
         final = run.final
         if not run.refused:  # the last answer, as it came

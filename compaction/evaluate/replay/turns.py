@@ -322,7 +322,7 @@ def replayed_requests(
     strategy's reactive hook once; one still over, or one the strategy could not compact (its
     summary failed), is yielded as refused with the reason and ends the replay, except under
     ``none``, the reference, which goes on to show how far over it gets. A first message alone over
-    the window is refused before turn 1. Each request not refused is recorded in ``client.requests``
+    the window is refused before turn 1. Each request not refused is recorded by ``client.record``
     and observed by the Compactor as if the API had counted it.
     """
     reactive, reference = compactor.hooks().on_prompt_too_long, name == "none"
@@ -356,7 +356,7 @@ def replayed_requests(
         if size > window and not reference:
             yield Sent(n, context, size, refused=over, received=end)
             return
-        client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
+        client.record(Request(tuple(context), 0, "replay"))  # what would have been sent
         compactor.observe(context, {"input_tokens": size})
         yield Sent(n, context, size, received=end)
 
