@@ -2,7 +2,7 @@
 
 The multipliers are the Messages API's published prices for prompt caching at the default model,
 read from its row of ``compaction.core.models.MODELS`` (where each price cites its page) through
-``compaction.agent.server_side.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
+``compaction.core.models.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
 times the base input price, a cache read 0.05 times. ``price`` assumes caching as a harness that
 clears old results would mark it: the system prompt and tools are one cache entry (written once,
 then read); every request writes an entry at its end and one at its *clearing frontier*, the end of
@@ -34,12 +34,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.agent.server_side import PRICE
 from compaction.core.messages import shared_prefix
+from compaction.core.models import PRICE
 from compaction.core.placeholders import clearing_frontier
 from compaction.core.tokens import TokenCounter, estimate_tokens, message_tokens
 
-CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
+CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: core.models)
 CACHE_READ = PRICE["read"]  # cache hit, times the base input price
 
 

@@ -11,7 +11,7 @@ of the strategy's Compactor, a work folder that is kept (so what left can be ope
 client (``--backend``). ``replay_messages`` is the same run in a temporary
 folder with the offline summarizer, measured as the evaluation's ``Replay``.
 Recorded replies are replayed as they were: a compacted context does not change what the agent
-did next, which only a live run measures (``turns.replay_offline``).
+did next, which only a live run measures (``live.replay_offline``).
 """
 
 from __future__ import annotations
@@ -23,16 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.agent.backend import connect
-from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.agent.backend_choice import SAMPLE_WINDOW
+from compaction.agent.lazy_client import LazyClient
 from compaction.core.events import CompactionEvent
 from compaction.core.models import CLAUDE_MODEL, MODELS
 from compaction.evaluate.cost import Cost, Counted, Pricer, Request, SharedCounter
 from compaction.evaluate.probes import Probe, ProbeScore, score
+from compaction.evaluate.recording import ProbeWatch, RecordingClient
 from compaction.evaluate.replay.turns import (
-    ProbeWatch,
     Ran,
-    RecordingClient,
     Replay,
     finish,
     over_the_window,
@@ -43,7 +42,6 @@ from compaction.evaluate.replay.turns import (
 from compaction.evaluate.strategies import build
 from compaction.importers import ImportedSession
 
-DEFAULT = ("none", "masking 10", "summary only", "pipeline")
 PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
 INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
@@ -70,6 +68,7 @@ class StrategyRun:
     events: list[CompactionEvent] = field(default_factory=list)
     final: list[dict] = field(default_factory=list)
     peak_context: list[dict] = field(default_factory=list)  # the largest request, for the gauge
+    peak_fill: dict[str, int] | None = None  # its tokens by kind, once counted (the list let go)
     cost: Cost = field(default_factory=Cost)
     score: ProbeScore | None = None
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
@@ -229,7 +228,7 @@ def replay_messages(
     """``replay`` in a temporary folder with the offline summarizer, measured as a ``Replay``."""
     session = list(session)
     with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
-        client = connect("offline", context_window=SAMPLE_WINDOW)
+        client = LazyClient("offline", context_window=SAMPLE_WINDOW)  # connected by a summary request
         run = replay(
             session,
             strategy,
