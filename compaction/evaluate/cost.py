@@ -38,6 +38,7 @@ from compaction.core.messages import shared_prefix
 from compaction.core.models import PRICE
 from compaction.core.placeholders import clearing_frontier
 from compaction.core.tokens import TokenCounter, estimate_tokens, message_tokens
+from compaction.evaluate.probes import ContextTexts
 
 CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: core.models)
 CACHE_READ = PRICE["read"]  # cache hit, times the base input price
@@ -129,10 +130,11 @@ def framing_tokens(system: Any = None, tools: Any = None) -> int:
 
 @dataclass
 class Counted:
-    """What the replays of one session share: its messages' tokens and digests, each computed once."""
+    """What the replays of one session share: its messages' tokens, digests and texts, each made once."""
 
     tokens: Tokens = field(default_factory=Tokens)
     fingerprints: Fingerprints = field(default_factory=lambda: Fingerprints())
+    texts: ContextTexts = field(default_factory=ContextTexts)  # for the probes
 
 
 class Fingerprints:

@@ -17,7 +17,7 @@ from typing import Any
 
 from compaction.core.summary_prompt import is_summary_request
 from compaction.evaluate.cost import Pricer, Request, framing_tokens
-from compaction.evaluate.probes import ContextTexts, Probe, answers
+from compaction.evaluate.probes import Answers, ContextTexts, Probe
 from compaction.pipeline.compactor import Passes
 
 
@@ -82,11 +82,11 @@ class Recorder:
 class ProbeWatch:
     """Scores every pass against the probes and remembers which pass last dropped each probe."""
 
-    def __init__(self, probes: Sequence[Probe]):
+    def __init__(self, probes: Sequence[Probe], texts: ContextTexts | None = None):
         self.probes = list(probes)
         self.lost: dict[str, tuple[int, str]] = {}
         self.turn = 0
-        self._text = ContextTexts()
+        self._answered = Answers(self.probes, texts)  # texts: shared by the strategies of a session
 
     def __call__(self, kind: str, passes: Passes) -> None:
         if not self.probes or all(m is passes[0][1] for _, m in passes):
@@ -100,7 +100,3 @@ class ProbeWatch:
             for probe_id in before - now:
                 self.lost[probe_id] = (self.turn, name)
             before, previous = now, messages
-
-    def _answered(self, messages: list[dict]) -> set[str]:
-        text = self._text(messages)
-        return {p.id for p in self.probes if answers(text, p)}

@@ -160,7 +160,7 @@ def replay(
     """
     session = list(session)
     counted = counted or Counted()
-    tokens, watch = counted.tokens, ProbeWatch(probes)
+    tokens, watch = counted.tokens, ProbeWatch(probes, counted.texts)
     recording = RecordingClient(client, Pricer(tokens, counted.fingerprints), keep=keep_requests)
     settings = dict(settings or {})
     settings.setdefault("counter", SharedCounter(tokens))
@@ -209,8 +209,9 @@ def replay(
     run.breaker_open, run.loop_stopped = compactor.breaker_open, compactor.stopped is not None
     run.requests, run.counts = list(recording.requests), compactor.counts()
     if probes:
-        held, run.unreached = probe_reach(probes, session[: run.received], session, stopped=bool(run.refused))
-        run.score = score([p for p in probes if p.id in held], context)
+        received, stopped = session[: run.received], bool(run.refused)
+        held, run.unreached = probe_reach(probes, received, session, stopped=stopped, texts=counted.texts)
+        run.score = score([p for p in probes if p.id in held], context, counted.texts)
         run.lost = {k: v for k, v in watch.lost.items() if k in held}
     return run
 

@@ -26,7 +26,7 @@ from compaction.core.events import CompactionEvent
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import tool_use_blocks
 from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
-from compaction.evaluate.probes import Probe, ProbeScore, score
+from compaction.evaluate.probes import ContextTexts, Probe, ProbeScore, score
 from compaction.evaluate.recording import RecordingClient
 from compaction.offline.scripted.state import last_marker
 from compaction.pipeline.compactor import Compactor
@@ -78,7 +78,12 @@ class Replay:
 
 
 def probe_reach(
-    probes: Sequence[Probe], received: Sequence[dict], whole: Sequence[dict] | None, *, stopped: bool
+    probes: Sequence[Probe],
+    received: Sequence[dict],
+    whole: Sequence[dict] | None,
+    *,
+    stopped: bool,
+    texts: ContextTexts | None = None,
 ) -> tuple[set[str], list[str]]:
     """(probes the session holds, probes the run did not reach): one rule for every replay.
 
@@ -86,10 +91,11 @@ def probe_reach(
     the session holds but the run never received, because it stopped early (refused), is "not
     reached" and counts as lost. ``whole`` is the complete session, or None for a live run, whose
     complete session is unknown: then every probe counts as held when the run stopped early.
+    ``texts`` keeps the messages' texts from one call to the next (the strategies of a session).
     """
-    seen = set(score(probes, received).answered) if probes else set()
+    seen = set(score(probes, received, texts).answered) if probes else set()
     if whole is not None:
-        held = set(score(probes, whole).answered) if probes else set()
+        held = set(score(probes, whole, texts).answered) if probes else set()
     else:
         held = {p.id for p in probes} if stopped else seen
     return held, [p.id for p in probes if p.id in held and p.id not in seen]
