@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from bisect import insort
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -330,8 +330,9 @@ class Pricer:
     def _mark(path: list[list], marks: list[int], depth: int, now: float) -> None:
         """An entry ends after the first ``depth`` messages of the path, written (or refreshed) ``now``."""
         path[depth][1] = now
-        if depth not in marks:
-            insort(marks, depth)
+        at = bisect_left(marks, depth)
+        if at == len(marks) or marks[at] != depth:
+            marks.insert(at, depth)
 
 
 def price(requests: Sequence[Request], tokens: Tokens | None = None, prices: Prices = DEFAULT_PRICES) -> Cost:

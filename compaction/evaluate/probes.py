@@ -163,12 +163,14 @@ class ContextTexts:
         self._text = ""  # its text
         self._ends: list[int] = [0]  # _ends[k]: length of the text of its first k messages
         self.previous, self.reused = "", 0  # the text before the last, and how much of it the last kept
+        self._largest = 0  # the longest list asked about: what is kept is bounded by it
 
     def __call__(self, messages: Sequence[Mapping[str, Any]]) -> str:
         """The normalized text of ``messages``, as ``context_text`` gives it."""
         messages = list(messages)
         start = shared_prefix(self._last, messages)
-        ends, parts = self._ends[: start + 1], [self._text[: self._ends[start]]]
+        ends, parts = self._ends, [self._text[: self._ends[start]]]  # its own list: cut where they part
+        del ends[start + 1 :]
         length = ends[-1]
         for m in messages[start:]:
             text = self.text(m)
@@ -176,7 +178,8 @@ class ContextTexts:
                 parts.append(" " + text if length else text)
                 length += len(parts[-1])
             ends.append(length)
-        if len(self._seen) > 4 * len(messages) + 1024:  # forget messages no longer in play
+        self._largest = max(self._largest, len(messages))
+        if len(self._seen) > 4 * self._largest + 1024:  # forget messages no longer in play
             keep = set(map(id, messages))
             self._seen = {k: v for k, v in self._seen.items() if k in keep}
         self.previous, self.reused = self._text, ends[start]

@@ -70,11 +70,15 @@ def micro_compact(
     an exception, a linter's error). ``scanned`` (a ``Scanned`` kept from pass to pass) skips the
     messages an earlier pass already settled; the result is the same without it.
     """
-    excluded = _check_params(messages, keep_recent, min_chars, exclude_tools)
+    if not isinstance(messages, list):
+        message_list(messages)  # says what it is instead
+    excluded = _check_settings(keep_recent, min_chars, exclude_tools)
     whole("keep_used", keep_used)
     whole("keep_errors", keep_errors)
     settings = (min_chars, excluded, keep_used, keep_errors)
     start = scanned.start(messages, settings) if scanned is not None else 0
+    if not (start and set(map(type, messages[start:])) <= {dict}):  # the settled head: the last list's
+        message_list(messages)  # dicts; the whole list looked at only when it may hold something else
     # (message index, block index) of every tool_result after the settled head, oldest first
     found = [
         (i, j)
@@ -348,11 +352,6 @@ def cleared_count(messages: list[dict]) -> int:
         for b in blocks(m)
         if b.get("type") == "tool_result" and is_cleared(b.get("content"))
     )
-
-
-def _check_params(messages: Any, keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
-    message_list(messages)
-    return _check_settings(keep_recent, min_chars, exclude_tools)
 
 
 def _check_settings(keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
