@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.store import OutputStore
-from compaction.evaluate import notes
 from compaction.evaluate.strategy_names import (  # noqa: F401 - public here too
     COMPARED,
     ON_REQUEST,
     STRATEGIES,
     WITH_MEMORY,
+    split,
 )
 from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
@@ -125,7 +125,7 @@ def build(
     ``tools``, for a summary that shares its cache (``with_agent_framing``); None when they are
     unknown (a recording).
     """
-    if notes.split(name)[1] and notes.split(name)[0] in STRATEGY_LAYERS:
+    if split(name)[1] and split(name)[0] in STRATEGY_LAYERS:
         raise ValueError(
             f"{name}: the notes are the live agent's own; replay it on an offline session (replay_offline)"
         )

@@ -34,7 +34,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from compaction.evaluate.strategy_names import ON_REQUEST, REPLAYED, STRATEGIES, WITH_MEMORY
+from compaction.evaluate.strategy_names import ON_REQUEST, REPLAYED, STRATEGIES, split
 from compaction.evaluate.window import RULE
 from compaction.importers.formats import FORMATS
 
@@ -54,7 +54,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         action="append",
-        choices=[s for s in STRATEGIES + ON_REQUEST if s not in WITH_MEMORY],  # a recording takes no notes
+        choices=[s for s in STRATEGIES + ON_REQUEST if not split(s)[1]],  # a recording takes no notes
         help=f"repeat for several (default: {', '.join(REPLAYED)})",
     )
     parser.add_argument(
