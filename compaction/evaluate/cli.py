@@ -75,11 +75,10 @@ def evaluate_command(args: argparse.Namespace, console: Console | None = None) -
     if client is not None:
         print_model_grades(replays, sessions, client, console)
     for session in sessions:
-        rows = [compare.row(r, replays)[1:] for r in replays if r.session == session.label]
         console.print(
             f"\n{session.label} (window {session.window:,}; {len(session.probes)} probes)", markup=False
         )
-        console.print(compare.text_table(compare.COLUMNS[1:], rows), markup=False, soft_wrap=True)
+        console.print(compare.session_tables(replays, session.label), markup=False, soft_wrap=True)
     console.print(f"\n{compare.LEGEND}", markup=False, soft_wrap=True)
     if args.save_final is not None:
         for r in replays:
