@@ -1,7 +1,10 @@
 """Context compaction for LLM agents, layer by layer: the package behind the course.
 
 The public names are imported lazily, so ``import compaction`` stays fast and a notebook that
-uses one layer does not load the others.
+uses one layer does not load the others. The command line's runners are names here too
+(``replay_command``...): ``python -m compaction`` loads only the command it runs, and a module
+that needs the SDK (``connect``) or detect-secrets (``redact``) only when it is first used can
+name it through this package.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ _EXPORTS = {
     "Reactive": "layers.reactive",
     "Compactor": "pipeline.compactor",
     "default_layers": "pipeline.compactor",
+    "redact": "evaluate.replay.redact",
+    "redact_json": "evaluate.replay.redact",
+    # the command line's runners, run(args, console=None) -> exit status, one module each
+    "demo_command": "agent.demo",
+    "evaluate_command": "evaluate.cli",
+    "replay_command": "evaluate.replay.command",
 }
 
 __all__ = sorted(_EXPORTS)

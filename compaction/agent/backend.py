@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import ssl
 
 import anthropic
 
+from compaction.agent.backend_choice import (  # noqa: F401 - BACKENDS, BackendError: public here too
+    BACKENDS,
+    BackendError,
+    api_key,
+    backend_name,
+)
 from compaction.core.models import CLAUDE_MODEL, DEFAULT_MODEL, default_model  # noqa: F401 - public here too
 from compaction.offline import shared_server
 from compaction.offline.scripted.scenario import SCENARIOS
@@ -29,22 +34,7 @@ from compaction.offline.server.api import (
 )
 
 DEFAULT_WINDOW = 200_000
-BACKENDS = ("offline", "anthropic")
 OFFLINE_KEY = "offline-model-needs-no-key"  # a placeholder, deliberately not shaped like a real key
-
-
-class BackendError(RuntimeError):
-    """connect() cannot build the client that was asked for (unknown backend, missing key)."""
-
-
-def backend_name(backend: str | None = None) -> str:
-    """The backend to use: the argument, else ``COMPACTION_BACKEND``, else ``"offline"``."""
-    name = (backend or os.environ.get("COMPACTION_BACKEND") or "offline").strip().lower()
-    if name not in BACKENDS:
-        raise BackendError(
-            f"backend must be one of {BACKENDS}, not {name!r} (argument or COMPACTION_BACKEND)"
-        )
-    return name
 
 
 def connect(
@@ -63,13 +53,7 @@ def connect(
     own options, which the real API does not have (``compaction.offline.server.api``).
     """
     if backend_name(backend) == "anthropic":
-        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-        if not key:
-            raise BackendError(
-                "the anthropic backend needs an API key: set the environment variable ANTHROPIC_API_KEY "
-                "(or use the offline backend, the default)"
-            )
-        return anthropic.Anthropic(api_key=key, max_retries=2)
+        return anthropic.Anthropic(api_key=api_key(), max_retries=2)
     options = {"course_scale": course_scale, "clear_in_rounds": clear_in_rounds}
     return offline_client(context_window=context_window, scenario=scenario, seed=seed, **options)
 

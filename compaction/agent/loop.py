@@ -30,6 +30,7 @@ from typing import Any
 import anthropic
 
 from compaction.agent.backend import connect
+from compaction.agent.backend_choice import SAMPLE_WINDOW
 from compaction.agent.tools import TOOL_DEFINITIONS, Workspace, run_tool, tool_params
 from compaction.core.api_errors import WINDOW_EXCEEDED as WINDOW
 from compaction.core.api_errors import WindowExceeded, window_exceeded
@@ -46,7 +47,6 @@ SYSTEM_PROMPT = (
     "files, run the tests with `python run_tests.py`, and fix what is broken. Paths are relative "
     "to the project folder. When the work is done, say so in one short message."
 )
-SAMPLE_WINDOW = 1_000_000  # tokens: big enough that a sample session never overflows
 
 
 @dataclass

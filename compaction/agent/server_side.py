@@ -25,7 +25,7 @@ from typing import Any
 
 from compaction.agent.backend import backend_name, connect
 from compaction.agent.loop import SessionResult, new_workspace, run_agent
-from compaction.core.models import CLAUDE_MODEL, MODELS
+from compaction.core.models import PRICE
 from compaction.core.store import OutputStore
 from compaction.offline.server.api import HEADER_CACHE_SCOPE
 from compaction.pipeline.compactor import Compactor
@@ -37,16 +37,6 @@ BETAS = {  # edit type -> the beta header it needs
     "compact_20260112": "compact-2026-01-12",
 }
 STEP_RE = re.compile(r"\[step (\d+)")  # the scripted agent's progress marker
-# multiples of the base input price: 5-minute writes, 1-hour writes, reads, read from the default
-# model's row of the cited table (compaction.core.models, where each price has its source; for Claude
-# Sonnet 5.5: 1.25x, 2x and 0.05x)
-_PRICED = MODELS[CLAUDE_MODEL]
-PRICE = {
-    "input": 1.0,
-    "5m": _PRICED.cache_write_5m / _PRICED.input_price,
-    "1h": _PRICED.cache_write_1h / _PRICED.input_price,
-    "read": _PRICED.cache_read / _PRICED.input_price,
-}
 
 
 class ServerManaged:

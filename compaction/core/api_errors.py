@@ -10,20 +10,18 @@ limit gets HTTP 413 (the SDK raises ``ContentTooLargeError`` for it, formerly
 ``"model_context_window_exceeded"`` (the SDK's ``StopReason``): the answer was cut off where the
 window ended; ``WindowExceeded`` carries such a response to the same recovery as a refusal.
 The agent loop, the summary request and reactive compaction all ask the same question, so they ask
-it here. Deliberately left out: retrying (the callers decide) and every other kind of error.
+it here. An error of the SDK exists only once the SDK is loaded, so these questions never load it
+(a replay that sends no request never imports it); ``context_limit_error``, which builds the SDK's
+exception, lives in ``compaction.core.api_refusals`` and loads it when first named here.
+Deliberately left out: retrying (the callers decide) and every other kind of error.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from typing import Any
-
-import anthropic
-
-try:  # the SDK's HTTP library: httpx, or its successor httpx2 in newer SDKs
-    import httpx2 as httpx
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    import httpx
 
 _TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum", re.I)
 _CONTEXT_LIMIT = re.compile(
@@ -50,7 +48,8 @@ def is_prompt_too_long(error: BaseException) -> bool:
     """True for the refusals of a request too big for the window (both 400s, a 413) and WindowExceeded."""
     if isinstance(error, WindowExceeded):
         return True
-    if not isinstance(error, anthropic.APIStatusError):
+    sdk = _sdk()
+    if sdk is None or not isinstance(error, sdk.APIStatusError):
         return False
     if error.status_code == 413:
         return True
@@ -60,7 +59,8 @@ def is_prompt_too_long(error: BaseException) -> bool:
 
 def too_long_counts(error: BaseException) -> tuple[int, int] | None:
     """(tokens asked for, window) from either 400 wording: ``(N, M)`` or ``(N + M, W)``; else None."""
-    if not isinstance(error, anthropic.BadRequestError):
+    sdk = _sdk()
+    if sdk is None or not isinstance(error, sdk.BadRequestError):
         return None
     message = str(error)
     if found := _TOO_LONG.search(message):
@@ -76,13 +76,13 @@ def tokens_over(error: BaseException) -> int | None:
     return None if counts is None else counts[0] - counts[1]
 
 
-def context_limit_error(input_tokens: int, max_tokens: int, window: int) -> anthropic.BadRequestError:
-    """The SDK's exception for the API's input + ``max_tokens`` refusal, as an HTTP answer would raise it."""
-    message = (
-        f"input length and `max_tokens` exceed context limit: {input_tokens} + {max_tokens} > {window}, "
-        "decrease input length or `max_tokens` and try again"
-    )
-    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
-    request = httpx.Request("POST", "http://127.0.0.1/v1/messages")
-    response = httpx.Response(400, json=body, request=request)
-    return anthropic.BadRequestError(message, response=response, body=body)
+def _sdk() -> Any:
+    """The SDK's module when it is loaded, else None: then no error can be one of its exceptions."""
+    return sys.modules.get("anthropic")
+
+
+def __getattr__(name: str) -> Any:
+    """``context_limit_error``, from ``api_refusals``, named here too; the SDK loads with it."""
+    if name == "context_limit_error":
+        return importlib.import_module("compaction.core.api_refusals").context_limit_error
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

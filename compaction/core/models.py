@@ -18,7 +18,7 @@ without it. Sources, read 2026-12 (the stored copies the course's fact check use
   Sonnet 5 except cache reads, $0.10 per million tokens, half Sonnet 5's rate). The other rows follow the
   prompt-caching page's multipliers (5-minute write 1.25x, 1-hour write 2x, read 0.1x the input
   price; https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Pricing"). Every
-  multiplier the course uses is read from a row (``compaction.agent.server_side.PRICE``);
+  multiplier the course uses is read from a row (``PRICE``);
 * the minimum cacheable length per model: the prompt-caching page's "Cache limitations"
   (https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations):
   "512 tokens for ... Claude Opus 5.5, Claude Opus 5, Claude Sonnet 5.5, ...", "4,096 tokens for
@@ -150,3 +150,13 @@ def behaves_as(name: str) -> Model:
 
 
 DEFAULT_MODEL = default_model()  # fixed at import
+# multiples of the base input price: 5-minute writes, 1-hour writes, reads, read from the default
+# model's row above (for Claude Sonnet 5.5: 1.25x, 2x and 0.05x); the prompt-cache pricing
+# (compaction.evaluate.cost) and the API's own context management (compaction.agent.server_side) read them
+_PRICED = MODELS[CLAUDE_MODEL]
+PRICE = {
+    "input": 1.0,
+    "5m": _PRICED.cache_write_5m / _PRICED.input_price,
+    "1h": _PRICED.cache_write_1h / _PRICED.input_price,
+    "read": _PRICED.cache_read / _PRICED.input_price,
+}

@@ -8,6 +8,7 @@ each strategy cost and what it kept (each under 120 columns), with the reason of
 under them. After the tables, the real-session
 table (``compaction.evaluate.real``) and the goals; the last two lines are the default pipeline on
 the real sessions, pooled, and on the 150-turn offline session (when they were run).
+The options are ``compaction.evaluate.options``'s.
 """
 
 from __future__ import annotations
@@ -20,44 +21,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from compaction.agent.backend import BackendError, backend_name, connect
-from compaction.evaluate import compare, real, window
+from compaction.evaluate import compare, real
 from compaction.evaluate.grade import ask_model
 from compaction.evaluate.outputs import output_problem
 from compaction.evaluate.probes import ProbeError
 from compaction.evaluate.replay.turns import Replay, keep_final
-from compaction.evaluate.strategies import ON_REQUEST, STRATEGIES
+from compaction.evaluate.strategies import STRATEGIES
 from compaction.importers import NotASession
 
 
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``evaluate`` subcommand to the ``compaction`` command's subparsers."""
-    parser = commands.add_parser(
-        "evaluate", help="compare strategies: what each context still knows, at what cost"
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help="the 150-turn offline session and the real sessions"
-    )
-    parser.add_argument("--session", type=Path, help="a session file to score (.jsonl or .traj)")
-    parser.add_argument("--probes", type=Path, help="a JSON probe file for --session")
-    parser.add_argument(
-        "--window",
-        type=int,
-        help=f"context window for --session (default: {window.RULE}; the same rule as compaction replay)",
-    )
-    parser.add_argument(
-        "--strategy", action="append", choices=STRATEGIES + ON_REQUEST, help="only these (repeatable)"
-    )
-    parser.add_argument("--save-final", type=Path, metavar="DIR", help="write each final context as JSON")
-    parser.add_argument(
-        "--ask-model",
-        action="store_true",
-        help="also ask the real model each probe against each final context (COMPACTION_BACKEND=anthropic)",
-    )
-    parser.set_defaults(handler=main)
-    return parser
-
-
-def main(args: argparse.Namespace, console: Console | None = None) -> int:
+def evaluate_command(args: argparse.Namespace, console: Console | None = None) -> int:
     """Run the comparison the arguments ask for and print it; 0 on success, 2 on bad input."""
     console = console or Console(highlight=False)
     errors = Console(stderr=True, highlight=False)  # problems and refusals; the tables go to stdout

@@ -24,7 +24,8 @@ from compaction.evaluate.find import find_probes
 from compaction.evaluate.notes import split
 from compaction.evaluate.probes import KINDS, Probe, ProbeError, ProbeScore, load_probes
 from compaction.evaluate.replay.engine import replay_messages
-from compaction.evaluate.replay.turns import Replay, replay_offline
+from compaction.evaluate.replay.live import replay_offline
+from compaction.evaluate.replay.turns import Replay
 from compaction.evaluate.strategies import COMPARED
 from compaction.evaluate.window import replay_window
 from compaction.importers import NotASession, load, session_paths

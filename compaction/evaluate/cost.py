@@ -2,7 +2,7 @@
 
 The multipliers are the Messages API's published prices for prompt caching at the default model,
 read from its row of ``compaction.core.models.MODELS`` (where each price cites its page) through
-``compaction.agent.server_side.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
+``compaction.core.models.PRICE``: for Claude Sonnet 5.5 a 5-minute cache write costs 1.25
 times the base input price, a cache read 0.05 times. ``price`` assumes caching as a harness that
 clears old results would mark it: the system prompt and tools are one cache entry (written once,
 then read); every request writes an entry at its end and one at its *clearing frontier*, the end of
@@ -29,16 +29,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.agent.server_side import PRICE
 from compaction.core.messages import shared_prefix
+from compaction.core.models import PRICE
 from compaction.core.placeholders import clearing_frontier
 from compaction.core.tokens import TokenCounter, estimate_tokens, message_tokens
+from compaction.evaluate.probes import ContextTexts
 
-CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: server_side)
+CACHE_WRITE = PRICE["5m"]  # 5-minute cache write, times the base input price (one home: core.models)
 CACHE_READ = PRICE["read"]  # cache hit, times the base input price
 
 
@@ -126,6 +128,15 @@ def framing_tokens(system: Any = None, tools: Any = None) -> int:
     return estimate_tokens([], "tiktoken", system=system, tools=tools) if system or tools else 0
 
 
+@dataclass
+class Counted:
+    """What the replays of one session share: its messages' tokens, digests and texts, each made once."""
+
+    tokens: Tokens = field(default_factory=Tokens)
+    fingerprints: Fingerprints = field(default_factory=lambda: Fingerprints())
+    texts: ContextTexts = field(default_factory=ContextTexts)  # for the probes
+
+
 class Fingerprints:
     """A digest per message dict, computed once: equal messages share it (messages are never mutated)."""
 
@@ -158,6 +169,10 @@ class Prefixes:
         """Whether an entry ends at ``node`` and was used within the lifetime."""
         used = None if node is None else node[1]
         return used is not None and (self.lifetime is None or now - used <= self.lifetime)
+
+    def root(self, key: str) -> list:
+        """The node every entry of framing ``key`` starts from (made on first use)."""
+        return self._roots.setdefault(key, [{}, None])
 
     def longest(
         self, key: str, prints: Sequence[bytes], start: tuple[int, list] | None = None, now: float = 0.0
@@ -199,65 +214,130 @@ class _Last:
     """The last request priced under one framing key: what the next one most likely extends."""
 
     messages: Sequence[dict]
-    prints: list[bytes]
+    prints: list[bytes]  # the digest of each message
     sums: list[int]  # sums[k]: tokens of the first k messages
-    end: list  # the trie node its entry ends at
+    path: list[list]  # path[k]: the node of ``Prefixes`` after the first k messages (path[0]: the root)
+    marks: list[int]  # the depths along the path where an entry ends, ascending
     frontier: int = 0  # clearing_frontier of its messages
 
 
-def price(requests: Sequence[Request], tokens: Tokens | None = None, prices: Prices = DEFAULT_PRICES) -> Cost:
-    """Price a session's requests, in order, under the cache model of this module.
+class Pricer:
+    """Prices a session's requests one at a time, in order: the cost of each, and the totals in ``cost``.
 
     Each request is compared with the last one under its framing key: the messages they share are
-    neither digested nor counted again, and the trie walk starts where that request's entry ends.
-    ``prices`` sets the multipliers and, with a lifetime, when entries expire (request i is sent at
-    ``i * prices.pace`` seconds).
+    neither digested nor counted again, and the walk through the cache entries goes on from where
+    they part, so the work for a request follows what changed since that one, not the session's
+    length (the last request's lists are taken over, not copied). ``prices`` sets the multipliers
+    and, with a lifetime, when entries expire (request i is sent at ``i * prices.pace`` seconds): a
+    request reads the deepest entry on its path still alive, and the read refreshes it. ``price`` is
+    a whole session at once.
     """
-    tokens = tokens or Tokens()
-    fingerprint, entries = Fingerprints(), Prefixes(prices.lifetime)
-    cost = Cost(prices=prices)
-    framings: dict[str, float] = {}  # framing key -> when its entry was last used
-    last: dict[str, _Last] = {}
-    previous_agent: list[bytes] | None = None
-    for index, request in enumerate(requests):
-        now = index * prices.pace
-        before = last.get(request.key)
-        kept = shared_prefix(before.messages, request.messages) if before is not None else 0
-        prints = before.prints[:kept] if before is not None else []
-        sums = before.sums[: kept + 1] if before is not None else [0]
-        for m in request.messages[kept:]:
-            prints.append(fingerprint(m))
-            sums.append(sums[-1] + tokens(m))
+
+    def __init__(
+        self,
+        tokens: Tokens | None = None,
+        fingerprint: Fingerprints | None = None,
+        prices: Prices = DEFAULT_PRICES,
+    ):
+        self.tokens = tokens or Tokens()
+        self.fingerprint = fingerprint or Fingerprints()  # share one to digest a message only once
+        self.prices = prices
+        self.entries = Prefixes(prices.lifetime)
+        self.cost = Cost(prices=prices)
+        self._framings: dict[str, float] = {}  # framing key -> when its entry was last used
+        self._last: dict[str, _Last] = {}
+        self._agent: tuple[_Last, int, Sequence[dict]] | None = None  # the last agent request: its
+        # state as priced, its length, its messages
+        self._sent = 0  # requests priced so far: the next one is sent at _sent * prices.pace
+
+    def add(self, request: Request) -> float:
+        """Price the next request of the session; its cost in base input tokens."""
+        now, prices = self._sent * self.prices.pace, self.prices
+        self._sent += 1
+        before, messages = self._last.get(request.key), request.messages
+        if before is None:
+            root = self.entries.root(request.key)
+            kept, state = 0, _Last((), [], [0], [root], [0] if root[1] is not None else [])
+        else:
+            kept, state = shared_prefix(before.messages, messages), before
         extends = before is not None and kept == len(before.messages)  # its entry is a prefix of this
-        hit, entry = entries.longest(request.key, prints, (kept, before.end) if extends else None, now)
-        if entry is not None:
-            entry[1] = now  # a read refreshes the entry's lifetime
+        prints, sums, path, marks = state.prints, state.sums, state.path, state.marks
+        fresh = [self.fingerprint(m) for m in messages[kept:]]
+        same = kept  # equal digests go on past the shared messages (equal messages, other dicts)
+        while same < len(prints) and same - kept < len(fresh) and fresh[same - kept] == prints[same]:
+            same += 1
+        broke = not request.summary and self._agent is not None and self._breaks(request, before, same)
+        del prints[same:], sums[same + 1 :], path[same + 1 :]
+        while marks and marks[-1] > same:
+            marks.pop()
+        node = path[same]
+        for k, digest in enumerate(fresh[same - kept :], same):
+            prints.append(digest)
+            sums.append(sums[-1] + self.tokens(messages[k]))
+            child = node[0].get(digest)
+            if child is None:
+                child = node[0][digest] = [{}, None]
+            elif child[1] is not None:  # an earlier entry ends here: the request may read it
+                marks.append(k + 1)
+            path.append(child)
+            node = child
+        hit = next((m for m in reversed(marks) if self.entries.alive(path[m], now)), None)
+        if hit is not None:
+            path[hit][1] = now  # a read refreshes the entry's lifetime
+        hit = hit or 0
         if extends and hit < kept:
-            cost.expired += 1
-        framing_read = request.key in framings and (
-            prices.lifetime is None or now - framings[request.key] <= prices.lifetime
-        )
+            self.cost.expired += 1
+        used = self._framings.get(request.key)
+        framing_read = used is not None and (prices.lifetime is None or now - used <= prices.lifetime)
         read = (request.framing if framing_read else 0) + sums[hit]
         written = (0 if framing_read else request.framing) + sums[-1] - sums[hit]
+        cost = self.cost
         cost.requests += 1
         cost.sent += request.framing + sums[-1]
         cost.read += read
         cost.written += written
         cost.per_request.append(prices.read * read + prices.write * written)
-        if not request.summary:
-            if previous_agent is not None and prints[: len(previous_agent)] != previous_agent:
-                cost.breaks += 1
-                cost.rewritten += sums[-1] - sums[hit]
-            previous_agent = prints
-        framings[request.key] = now
-        end = entries.add(request.key, prints, (kept, before.end) if extends else None, now)
+        if broke:
+            cost.breaks += 1
+            cost.rewritten += sums[-1] - sums[hit]
+        self._framings[request.key] = now
+        self._mark(path, marks, len(prints), now)  # this request's own entry
         if before is not None and (before.frontier == 0 or before.frontier < kept):
             # the shared messages were scanned for the request before: only the new ones are
-            frontier = clearing_frontier(request.messages, kept, before.frontier)
+            frontier = clearing_frontier(messages, kept, before.frontier)
             new = frontier != before.frontier
         else:
-            frontier, new = clearing_frontier(request.messages), True
+            frontier, new = clearing_frontier(messages), True
         if frontier and new:
-            entries.add(request.key, prints[:frontier], now=now)
-        last[request.key] = _Last(request.messages, prints, sums, end, frontier)
-    return cost
+            self._mark(path, marks, frontier, now)
+        last = self._last[request.key] = _Last(messages, prints, sums, path, marks, frontier)
+        if not request.summary:
+            self._agent = (last, len(messages), messages)
+        return cost.per_request[-1]
+
+    def _breaks(self, request: Request, before: _Last | None, same: int) -> bool:
+        """True when an agent request does not extend the agent request before it."""
+        state, length, messages = self._agent  # type: ignore[misc]
+        if state is before:  # nothing else was priced under this key since: the digests just compared
+            return same < length
+        if len(request.messages) < length:
+            return True
+        fingerprint = self.fingerprint
+        pairs = zip(request.messages[:length], messages, strict=True)
+        return any(fingerprint(a) != fingerprint(b) for a, b in pairs)
+
+    @staticmethod
+    def _mark(path: list[list], marks: list[int], depth: int, now: float) -> None:
+        """An entry ends after the first ``depth`` messages of the path, written (or refreshed) ``now``."""
+        path[depth][1] = now
+        at = bisect_left(marks, depth)
+        if at == len(marks) or marks[at] != depth:
+            marks.insert(at, depth)
+
+
+def price(requests: Sequence[Request], tokens: Tokens | None = None, prices: Prices = DEFAULT_PRICES) -> Cost:
+    """Price a session's requests, in order, under the cache model of this module (see ``Pricer``)."""
+    pricer = Pricer(tokens, prices=prices)
+    for request in requests:
+        pricer.add(request)
+    return pricer.cost

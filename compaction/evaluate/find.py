@@ -41,6 +41,7 @@ ERROR_LINE = re.compile(
     r"^\s*((?:\w+\.)*\w*(?:Error|Exception)\b.*|FAILED .*|ERROR: .*|error: .*|Traceback .*)$", re.MULTILINE
 )
 TEST_SUMMARY = re.compile(r"\b\d+ (?:passed|failed)(?:, \d+ (?:passed|failed))*\b")
+ERROR_WORDS = ("Error", "Exception", "FAILED ", "ERROR: ", "error: ", "Traceback ")  # one in each ERROR_LINE
 NEW_TEXT_KEYS = ("new_text", "new_string", "new_str", "content", "file_text")
 LIMITS = {"instruction": 5, "recall": 6, "decision": 5}
 REPEATED = 3  # user turns: evidence in this many of them (and a quarter or more) is boilerplate
@@ -149,7 +150,10 @@ def find_probes(session: Sequence[dict], limits: dict[str, int] | None = None) -
     for m in session:
         for b in tool_result_blocks(m):
             body = text_of(b.get("content"))
-            summary = summary or (TEST_SUMMARY.search(body) and TEST_SUMMARY.search(body).group(0))
+            if not summary and ("passed" in body or "failed" in body):  # what TEST_SUMMARY needs
+                summary = TEST_SUMMARY.search(body) and TEST_SUMMARY.search(body).group(0)
+            if not any(word in body for word in ERROR_WORDS):
+                continue  # no line ERROR_LINE could match: the regex need not walk the output
             hits = ERROR_LINE.findall(body)  # an exception's own line says more than "FAILED test_x"
             hit = next((h for h in hits if re.search(r"(Error|Exception)\b", h)), hits[0] if hits else "")
             if hit and (b.get("is_error") or "Traceback" in body or "FAILED" in body or "Error" in hit):

@@ -24,16 +24,10 @@ from compaction.agent.memory import MemoryFolder
 from compaction.core.messages import assistant, blocks, tool_result_blocks, tool_use, tool_use_blocks, user
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.cost import Request
+from compaction.evaluate.strategy_names import MEMORY_SUFFIX as SUFFIX  # noqa: F401 - named here too
+from compaction.evaluate.strategy_names import split  # noqa: F401 - the rule's home, light for the options
 
-SUFFIX = " + memory"
 NAME = "memory"
-
-
-def split(strategy: str) -> tuple[str, bool]:
-    """(the strategy without memory, whether memory is on): ``pipeline + memory`` -> (``pipeline``, True)."""
-    if strategy.endswith(SUFFIX):
-        return strategy[: -len(SUFFIX)], True
-    return strategy, False
 
 
 def read_notes(memory: MemoryFolder, room: int | None = None) -> list[dict]:

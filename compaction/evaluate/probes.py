@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.core.messages import blocks, text_of
+from compaction.core.messages import blocks, shared_prefix, text_of
 
 KINDS = ("recall", "artifact", "continuation", "decision", "instruction")
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)  # the line numbers read_file puts in front
-_SPACE = re.compile(r"\s+")
 
 
 class ProbeError(ValueError):
@@ -124,7 +123,7 @@ def save_probes(probes: Iterable[Probe], path: str | Path, session: str = "") ->
 
 def normalized(value: str) -> str:
     """Lower case, whitespace collapsed: how evidence and context are compared."""
-    return _SPACE.sub(" ", value).strip().lower()
+    return " ".join(value.split()).lower()  # split() and the regex \s agree on what is whitespace
 
 
 def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -143,31 +142,56 @@ def message_text(message: Mapping[str, Any]) -> str:
             args = block.get("input") if isinstance(block.get("input"), Mapping) else {}
             parts.append(" ".join([str(block.get("name", ""))] + [str(v) for v in args.values()]))
         elif kind == "tool_result":
-            parts.append(_NUMBERED.sub("", text_of(block.get("content"))))
+            output = text_of(block.get("content"))
+            parts.append(_NUMBERED.sub("", output) if "\t" in output else output)  # a number ends on a tab
         elif kind == "compaction":  # the server's summary (SDK BetaCompactionBlock), null when it failed
             parts.append(str(block.get("content") or ""))
     return normalized("\n".join(parts))
 
 
 class ContextTexts:
-    """``context_text`` for list after list, each message's text made once (messages are never mutated)."""
+    """``context_text`` for list after list, each message's text made once (messages are never mutated).
+
+    A list that starts with the same messages as the last one reuses that part of its text: only
+    the messages after the shared start are looked at (a pass that cleared the newest results, a
+    turn that appended two messages), so the work follows what changed, not the list's length.
+    """
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Mapping, str]] = {}  # id(message) -> (message, its text)
+        self._last: list = []  # the last list, as it was
+        self._text = ""  # its text
+        self._ends: list[int] = [0]  # _ends[k]: length of the text of its first k messages
+        self.previous, self.reused = "", 0  # the text before the last, and how much of it the last kept
+        self._largest = 0  # the longest list asked about: what is kept is bounded by it
 
     def __call__(self, messages: Sequence[Mapping[str, Any]]) -> str:
         """The normalized text of ``messages``, as ``context_text`` gives it."""
-        texts = []
-        for m in messages:
-            hit = self._seen.get(id(m))
-            if hit is None or hit[0] is not m:
-                hit = self._seen[id(m)] = (m, message_text(m))
-            if hit[1]:
-                texts.append(hit[1])
-        if len(self._seen) > 4 * len(messages) + 1024:  # forget messages no longer in play
+        messages = list(messages)
+        start = shared_prefix(self._last, messages)
+        ends, parts = self._ends, [self._text[: self._ends[start]]]  # its own list: cut where they part
+        del ends[start + 1 :]
+        length = ends[-1]
+        for m in messages[start:]:
+            text = self.text(m)
+            if text:
+                parts.append(" " + text if length else text)
+                length += len(parts[-1])
+            ends.append(length)
+        self._largest = max(self._largest, len(messages))
+        if len(self._seen) > 4 * self._largest + 1024:  # forget messages no longer in play
             keep = set(map(id, messages))
             self._seen = {k: v for k, v in self._seen.items() if k in keep}
-        return " ".join(texts)
+        self.previous, self.reused = self._text, ends[start]
+        self._last, self._text, self._ends = messages, "".join(parts), ends
+        return self._text
+
+    def text(self, message: Mapping[str, Any]) -> str:
+        """``message_text`` of one message, made once."""
+        hit = self._seen.get(id(message))
+        if hit is None or hit[0] is not message:
+            hit = self._seen[id(message)] = (message, message_text(message))
+        return hit[1]
 
 
 def has_evidence(item: Any, text: str) -> bool:
@@ -182,6 +206,53 @@ def has_evidence(item: Any, text: str) -> bool:
 def answers(text: str, p: Probe) -> bool:
     """True when the normalized ``text`` holds every evidence item of probe ``p``."""
     return all(has_evidence(item, text) for item in p.evidence)
+
+
+class Answers:
+    """Which probes list after list answers (``answers`` on its text), reading only what changed.
+
+    Each string of evidence is remembered by where it first ends in the last text; the next text
+    shares a start with it (``ContextTexts.reused``), so a string that ended inside that start is
+    still there, and any other is looked for only from the end of the shared start. A regex is
+    looked for in the whole text.
+    """
+
+    def __init__(self, probes: Sequence[Probe], texts: ContextTexts | None = None):
+        self.probes = list(probes)
+        self.texts = texts or ContextTexts()
+        self._needles = {normalized(s) for p in self.probes for s in _strings(p.evidence)}
+        self._text: str | None = None  # the last text looked at
+        self._ends: dict[str, int] = {}  # needle -> where its first occurrence there ends; -1: none
+
+    def __call__(self, messages: Sequence[Mapping[str, Any]]) -> set[str]:
+        """The ids of the probes ``messages`` answers."""
+        text = self.texts(messages)
+        shared = self.texts.reused if self.texts.previous is self._text else 0
+        ends = {}
+        for needle in self._needles:
+            end = self._ends.get(needle, -1) if shared else -1
+            if end < 0 or end > shared:  # not in the shared start: look past it (or everywhere)
+                found = text.find(needle, max(0, shared - len(needle) + 1))
+                end = found + len(needle) if found >= 0 else -1
+            ends[needle] = end
+        self._text, self._ends = text, ends
+        return {p.id for p in self.probes if all(self._has(item, text) for item in p.evidence)}
+
+    def _has(self, item: Any, text: str) -> bool:
+        if isinstance(item, str):
+            return self._ends[normalized(item)] >= 0
+        if "any" in item:
+            return any(self._ends[normalized(s)] >= 0 for s in item["any"])
+        return has_evidence(item, text)
+
+
+def _strings(evidence: Iterable[Any]) -> Iterator[str]:
+    """The plain strings among evidence items (``any`` lists opened; regexes left out)."""
+    for item in evidence:
+        if isinstance(item, str):
+            yield item
+        elif "any" in item:
+            yield from item["any"]
 
 
 @dataclass
@@ -204,9 +275,11 @@ class ProbeScore:
         return got / total if total else None
 
 
-def score(probes: Sequence[Probe], messages: Sequence[Mapping[str, Any]]) -> ProbeScore:
-    """Score a context: which of ``probes`` its text still answers."""
-    text = context_text(messages)
+def score(
+    probes: Sequence[Probe], messages: Sequence[Mapping[str, Any]], texts: ContextTexts | None = None
+) -> ProbeScore:
+    """Score a context: which of ``probes`` its text still answers (``texts``: a cache of message texts)."""
+    text = texts(messages) if texts is not None else context_text(messages)
     result = ProbeScore()
     for kind in KINDS:
         result.kinds[kind] = (0, 0)

@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from compaction.core.store import OutputStore
-from compaction.evaluate import notes
+from compaction.evaluate.strategy_names import (  # noqa: F401 - public here too
+    COMPARED,
+    ON_REQUEST,
+    STRATEGIES,
+    WITH_MEMORY,
+    split,
+)
 from compaction.layers.budget import Budget
 from compaction.layers.layer import Layer
 from compaction.layers.micro import Micro
@@ -53,15 +59,6 @@ from compaction.layers.server_summary import ServerSummary
 from compaction.layers.summarize import Summary
 from compaction.pipeline.compactor import Compactor, default_layers
 
-# live offline runs only (evaluate.notes): clearing, the notes in place of the ledger, and both
-WITH_MEMORY = ("masking 10 + memory", "pipeline, no ledger + memory", "pipeline + memory")
-COMPARED = (
-    "none", "masking 3", "masking 10", "masking 10 + used", "summary only", "pipeline", "pipeline, no ledger",
-    "pipeline + used", "hybrid", "recent turns",
-)  # fmt: skip  # chapter 13's comparison: the ways to compact
-ON_REQUEST = ("pipeline, cache-blind",)  # named with --strategy, not in the default comparison
-# what `evaluate` runs: the comparison, the agent's own notes (chapter 18) and the API's own summary
-STRATEGIES = COMPARED + WITH_MEMORY + ("server summarize",)
 USED_LINES = 2  # lines of a cleared result the "+ used" strategies keep (compaction.core.used)
 
 
@@ -128,7 +125,7 @@ def build(
     ``tools``, for a summary that shares its cache (``with_agent_framing``); None when they are
     unknown (a recording).
     """
-    if notes.split(name)[1] and notes.split(name)[0] in STRATEGY_LAYERS:
+    if split(name)[1] and split(name)[0] in STRATEGY_LAYERS:
         raise ValueError(
             f"{name}: the notes are the live agent's own; replay it on an offline session (replay_offline)"
         )

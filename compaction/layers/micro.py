@@ -16,6 +16,12 @@ is cleared (the pipeline's transcript keeps it), clearing tool inputs, the API's
 (``clear_tool_uses_20250919``, which also invalidates the cached prefix and costs cache writes, per
 the context-editing docs), and deleting results without rewriting the cached prefix (no public API
 feature does that: the SDK's types have no ``cache_edits``).
+
+A pass that runs turn after turn need not look at the whole history: ``Scanned`` remembers the head
+of the last list, the messages none of whose results a pass would change (cleared already, or left
+for a reason that stays true), and the next pass looks only at what comes after it. ``Micro`` keeps
+one per pipeline, so the work of a pass follows what arrived since the last one; the result is the
+same as a pass over the whole list.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ def micro_compact(
     exclude_tools: Iterable[str] = (),
     keep_used: int = 0,
     keep_errors: int = 0,
+    scanned: Scanned | None = None,
 ) -> list[dict]:
     """Replace all but the newest ``keep_recent`` tool results with a placeholder naming the tool.
 
@@ -60,15 +67,22 @@ def micro_compact(
     used later (``compaction.core.used``): a line whose path, identifier, number or quoted string
     reappears in a later assistant text or tool input. With ``keep_errors`` > 0 it keeps first up to
     that many error lines (``compaction.core.outcomes.problem_lines``: a failure a test runner lists,
-    an exception, a linter's error).
+    an exception, a linter's error). ``scanned`` (a ``Scanned`` kept from pass to pass) skips the
+    messages an earlier pass already settled; the result is the same without it.
     """
-    excluded = _check_params(messages, keep_recent, min_chars, exclude_tools)
+    if not isinstance(messages, list):
+        message_list(messages)  # says what it is instead
+    excluded = _check_settings(keep_recent, min_chars, exclude_tools)
     whole("keep_used", keep_used)
     whole("keep_errors", keep_errors)
-    # (message index, block index) of every tool_result, oldest first
+    settings = (min_chars, excluded, keep_used, keep_errors)
+    start = scanned.start(messages, settings) if scanned is not None else 0
+    if not (start and set(map(type, messages[start:])) <= {dict}):  # the settled head: the last list's
+        message_list(messages)  # dicts; the whole list looked at only when it may hold something else
+    # (message index, block index) of every tool_result after the settled head, oldest first
     found = [
         (i, j)
-        for i, m in enumerate(messages)
+        for i, m in enumerate(messages[start:], start)
         if m.get("role") == "user" and isinstance(m.get("content"), list)
         for j, b in enumerate(m["content"])
         if isinstance(b, dict) and b.get("type") == "tool_result"
@@ -77,6 +91,7 @@ def micro_compact(
     calls = _Calls(messages)  # tool_use_id -> its tool_use block, looked up only when needed
     later: LaterUse | None = None  # built on the first result to clear, only when lines are kept
     out = list(messages)
+    open_at = len(messages)  # the first message with a result a later pass may still change
     for i, j in old:
         block = messages[i]["content"][j]
         content = block.get("content", "")
@@ -85,6 +100,7 @@ def micro_compact(
         call = calls.find(block.get("tool_use_id"), i)
         name = call.get("name", "?") if call else None
         if name in excluded:
+            open_at = open_at if calls.near(block.get("tool_use_id"), i) else min(open_at, i)
             continue
         kept: list[str] = problem_lines(text_of(content), keep_errors) if keep_errors else []
         if keep_used:
@@ -93,11 +109,50 @@ def micro_compact(
             kept += [line for line in used if line not in kept]
         note = placeholder_for(name, (call.get("input") or {}) if call else None, kept)
         if len(note) >= result_chars(block):
+            # left whole for good only when its note cannot change: no kept lines (later messages
+            # choose them), and a call in the messages just before it
+            settled = not keep_used and calls.near(block.get("tool_use_id"), i)
+            open_at = open_at if settled else min(open_at, i)
             continue  # the note would not be smaller
         if out[i] is messages[i]:
             out[i] = {**messages[i], "content": list(messages[i]["content"])}
         out[i]["content"][j] = {**block, "content": note}
+    if scanned is not None:
+        for i, j in found[len(old) :]:  # the newest results, left whole unless already small
+            if not _settled(messages[i]["content"][j], min_chars):
+                open_at = min(open_at, i)
+                break
+        scanned.remember(out[:open_at], settings)
     return out
+
+
+def _settled(block: dict, min_chars: int) -> bool:
+    """A result no pass with ``min_chars`` changes, whatever comes after it: cleared, a marker, short."""
+    content = block.get("content", "")
+    return is_cleared(content) or is_persisted_marker(content) or result_chars(block) < min_chars
+
+
+class Scanned:
+    """The head of the list micro last passed over: messages none of whose results a pass changes.
+
+    Each result there is a placeholder already, a persisted-output marker, shorter than ``min_chars``,
+    or left whole for a reason that no later message can change (an excluded tool, a note that would
+    not be smaller, its call in the message just before it). A pass with the same settings looks only
+    at the messages after the part of its list that is the same as this head (the same message dicts:
+    messages are never changed in place). Kept by ``Micro`` in the pipeline's state.
+    """
+
+    def __init__(self) -> None:
+        self.head: list[dict] = []
+        self.settings: tuple = ()  # (min_chars, excluded tools, keep_used, keep_errors) of the head
+
+    def start(self, messages: list[dict], settings: tuple) -> int:
+        """How many leading messages of ``messages`` need no look: those it shares with the head."""
+        return shared_prefix(self.head, messages) if settings == self.settings else 0
+
+    def remember(self, head: list[dict], settings: tuple) -> None:
+        """Keep ``head``, the settled start of the list a pass returned."""
+        self.head, self.settings = head, settings
 
 
 @dataclass(frozen=True, repr=False)
@@ -205,6 +260,8 @@ class Micro(Layer):
             options["keep_used"] = self.keep_used
         if self.keep_errors:
             options["keep_errors"] = self.keep_errors
+        if self.run is micro_compact and shared is not None:  # it looks only past what it settled last pass
+            options["scanned"] = shared.state(self).setdefault("scanned", Scanned())
         return self.run(messages, **options)
 
     def rejects(self, before: list[dict], after: list[dict], shared: Shared) -> str | None:
@@ -270,13 +327,20 @@ class _Calls:
 
     def find(self, use_id: Any, index: int) -> dict:
         """The tool_use block with ``use_id``, searching back from message ``index``; {} if none."""
+        nearby = self.near(use_id, index)
+        if nearby is not None:
+            return nearby
+        if self._all is None:  # a call further back (or none): map every call once
+            self._all = {b["id"]: b for m in self.messages for b in tool_use_blocks(m) if "id" in b}
+        return self._all.get(use_id, {})
+
+    def near(self, use_id: Any, index: int) -> dict | None:
+        """The tool_use block with ``use_id`` in one of the two messages before ``index``, or None."""
         for k in range(index - 1, max(index - 3, -1), -1):
             for b in tool_use_blocks(self.messages[k]):
                 if b.get("id") == use_id:
                     return b
-        if self._all is None:  # a call further back (or none): map every call once
-            self._all = {b["id"]: b for m in self.messages for b in tool_use_blocks(m) if "id" in b}
-        return self._all.get(use_id, {})
+        return None
 
 
 def cleared_count(messages: list[dict]) -> int:
@@ -288,11 +352,6 @@ def cleared_count(messages: list[dict]) -> int:
         for b in blocks(m)
         if b.get("type") == "tool_result" and is_cleared(b.get("content"))
     )
-
-
-def _check_params(messages: Any, keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:
-    message_list(messages)
-    return _check_settings(keep_recent, min_chars, exclude_tools)
 
 
 def _check_settings(keep_recent: Any, min_chars: Any, exclude_tools: Any) -> frozenset:

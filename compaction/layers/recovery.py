@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anthropic
-
-from compaction.core.api_errors import WindowExceeded, is_prompt_too_long
+from compaction.core.api_errors import is_prompt_too_long
 from compaction.core.failures import ReactiveCompactFailed, SummaryFailed
 from compaction.core.messages import Message, text_of
 from compaction.core.placeholders import transcript_named
@@ -28,7 +26,7 @@ def recover_once(
     """``send(messages)``; on "prompt is too long" compact once and send once more: (result, list sent)."""
     try:
         return send(messages), messages
-    except (anthropic.APIStatusError, WindowExceeded) as exc:  # a refusal, or an answer cut off
+    except Exception as exc:  # a refusal (the SDK's), or an answer cut off: anything else goes on up
         if not is_prompt_too_long(exc):
             raise
         error = exc
@@ -38,7 +36,7 @@ def recover_once(
         raise ReactiveCompactFailed(failed.transcript, failed) from failed
     try:
         return send(smaller), smaller
-    except (anthropic.APIStatusError, WindowExceeded) as again:
+    except Exception as again:
         if is_prompt_too_long(again):
             opening = text_of(smaller[0].get("content")) if smaller else ""
             raise ReactiveCompactFailed(transcript_named(opening), again) from again

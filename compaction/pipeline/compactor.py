@@ -48,12 +48,14 @@ the SDK's types have no ``cache_edits``).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from compaction.core.events import CompactionEvent
+from compaction.core.messages import shared_prefix
 from compaction.core.store import OutputStore
 from compaction.core.tokens import TokenCounter, usage_input_tokens
 from compaction.core.transcript import Lines, write_transcript
@@ -115,6 +117,7 @@ class Compactor:
         self.turn = -1  # index of the model call being prepared (like TurnRecord.index)
         self._states: dict[int, dict] = {}  # id(layer) -> what that layer remembers across calls
         self._overhead = 0  # system prompt + tools: usage minus our estimate of the messages
+        self._estimates: dict[int, tuple[list, int]] | None = None  # during a call: list -> its estimate
         self._lines = Lines()  # each message's transcript line, encoded once
         # (file, its messages): a replayed session is already on disk, so what leaves it needs no copy
         self._recorded = (str(recorded[0]), list(recorded[1])) if recorded is not None else None
@@ -167,9 +170,20 @@ class Compactor:
     # ------------------------------------------------------------ counting and events
 
     def estimate(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """Tokens of a request with this list: anchored on the last usage, else estimate + overhead."""
+        """Tokens of a request with this list: anchored on the last usage, else estimate + overhead.
+
+        While a call is prepared, a list is estimated once: the layers ask about the same lists
+        (each trigger, a run's before and after), and no list of the call changes while it runs.
+        """
+        memo = self._estimates
+        hit = memo.get(id(messages)) if memo is not None else None
+        if hit is not None and hit[0] is messages:
+            return hit[1]
         tokens, anchored = self.counter.counted(messages)
-        return tokens if anchored else tokens + self._overhead
+        tokens = tokens if anchored else tokens + self._overhead
+        if memo is not None:
+            memo[id(messages)] = (messages, tokens)  # type: ignore[assignment]
+        return tokens
 
     def observe(self, messages: Sequence[Mapping[str, Any]], usage: Any) -> None:
         """Anchor the estimate on the usage the API returned for ``messages``."""
@@ -224,10 +238,14 @@ class Compactor:
         current = list(messages)
         out: Passes = [("input", current)]
         saved = False  # a transcript of this call's list is on disk
-        for layer in self.layers:
-            if layer.before_call:
-                current, saved = self._run(layer, current, saved)
-                out.append((layer.name, current))
+        self._estimates = {}
+        try:
+            for layer in self.layers:
+                if layer.before_call:
+                    current, saved = self._run(layer, current, saved)
+                    out.append((layer.name, current))
+        finally:
+            self._estimates = None
         if self.on_passes is not None:
             self.on_passes("prepare", out)
         return out
@@ -285,6 +303,10 @@ class Compactor:
         """True when every message the layer dropped or rewrote is one of the recorded session's."""
         if self._recorded is None:
             return False
+        start = shared_prefix(messages, out)  # a layer that changed the end: only the end is looked at
+        if all(map(operator.is_, messages[:start], out[:start])):
+            if set(map(id, messages[start:])) - set(map(id, out[start:])) <= self._recorded_ids:
+                return True  # what left is among these, and all of it is recorded
         return set(map(id, messages)) - set(map(id, out)) <= self._recorded_ids
 
     def _failed(self, layer: Layer, guard: Guard, before: int, why: str) -> None:

@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 
 from compaction import __main__ as cli
+from compaction.agent import demo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +87,7 @@ def test_compact_hands_over_to_run_compacted_demo(monkeypatch, tmp_path):
         seen.update(kwargs)
         return 0
 
-    monkeypatch.setattr(cli, "run_compacted_demo", run_compacted_demo)
+    monkeypatch.setattr(demo, "run_compacted_demo", run_compacted_demo)
     code = cli.main(["demo", "--compact", "--turns", "7", "--window", "9000", "--workdir", str(tmp_path)])
     assert code == 0
     assert (seen["turns"], seen["window"], seen["workdir"], seen["backend"]) == (7, 9000, tmp_path, None)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from compaction import __main__ as cli
-from compaction.evaluate.replay.engine import DEFAULT
+from compaction.evaluate.strategy_names import REPLAYED
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -97,5 +97,5 @@ def test_a_report_where_every_layer_fires_opens_with_no_console_error(tmp_path, 
     assert status == 0
     errors, requests, drawn = open_in_chromium(report, Path(".artifacts") / "browser_replay_layers.png")
     assert errors == [] and requests == []
-    assert drawn == len(DEFAULT)
+    assert drawn == len(REPLAYED)
     assert 'data-layer="summary"' in report.read_text() or 'data-layer="micro"' in report.read_text()

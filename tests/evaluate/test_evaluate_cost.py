@@ -12,6 +12,7 @@ from compaction.core.placeholders import cleared_placeholder, clearing_frontier
 from compaction.evaluate.cost import (
     CACHE_READ,
     CACHE_WRITE,
+    DEFAULT_PRICES,
     Fingerprints,
     Prefixes,
     Prices,
@@ -211,3 +212,99 @@ def test_a_read_refreshes_an_entry_so_it_outlives_its_first_lifetime():
 def test_impossible_prices_are_refused_naming_them(bad):
     with pytest.raises(ValueError, match="non-negative"):
         Prices(**bad)
+
+
+def reference_cost(requests, tokens, prices=DEFAULT_PRICES):
+    """The cache model of ``cost`` computed the slow way: every request against every earlier entry.
+
+    With a lifetime, an entry is alive when it was written or read at most that long ago (request i
+    is sent at ``i * prices.pace``), and a read refreshes it; the clearing frontier's entry is written
+    when the frontier moved since the last request of the same framing (or that request's frontier
+    is not all in the messages the two share), not refreshed by every request that marks it.
+    """
+    digest = Fingerprints()
+    entries, framings, cost, previous = [], {}, {"read": 0, "written": 0, "breaks": 0, "rewritten": 0}, None
+    last: dict[str, tuple] = {}  # framing key -> (messages, clearing frontier) of its last request
+    per_request = []
+
+    def alive(used, now):
+        return prices.lifetime is None or now - used <= prices.lifetime
+
+    for i, r in enumerate(requests):
+        now = i * prices.pace
+        prints = [digest(m) for m in r.messages]
+        sizes = [tokens(m) for m in r.messages]
+        matching = [e for e in entries if e[0] == r.key and prints[: len(e[1])] == e[1] and alive(e[2], now)]
+        hit = max((len(e[1]) for e in matching), default=0)
+        for e in matching:
+            if len(e[1]) == hit:
+                e[2] = now  # the read refreshes it
+        framed = r.key in framings and alive(framings[r.key], now)
+        read = sum(sizes[:hit]) + (r.framing if framed else 0)
+        written = sum(sizes[hit:]) + (0 if framed else r.framing)
+        cost["read"] += read
+        cost["written"] += written
+        per_request.append(prices.read * read + prices.write * written)
+        if not r.summary:
+            if previous is not None and prints[: len(previous)] != previous:
+                cost["breaks"] += 1
+                cost["rewritten"] += sum(sizes[hit:])
+            previous = prints
+        framings[r.key] = now
+        frontier = clearing_frontier(r.messages)
+        before, before_frontier = last.get(r.key, (None, 0))
+        new = True
+        if before is not None:
+            kept = next((k for k, (x, y) in enumerate(zip(before, r.messages, strict=False)) if x != y), None)
+            kept = min(len(before), len(r.messages)) if kept is None else kept
+            new = frontier != before_frontier if before_frontier == 0 or before_frontier < kept else True
+        entries += [[r.key, prints, now]] + ([[r.key, prints[:frontier], now]] if frontier and new else [])
+        last[r.key] = (r.messages, frontier)
+    return cost, per_request
+
+
+@pytest.mark.parametrize("prices", [Prices(), Prices(lifetime=300, pace=100)], ids=["forever", "300 s"])
+def test_each_request_is_priced_as_comparing_it_with_every_earlier_entry_would(prices):
+    """Agent and summary requests on two framings, clearings, snips, summaries, equal copies of messages.
+
+    With a 300-second lifetime and requests 100 s apart, an entry unused for three requests expires.
+    """
+    rnd = random.Random(44)
+    call = {"role": "assistant", "content": "reading", "n": 5}
+    for _ in range(30):
+        sent, requests = [user("go") | {"n": 10}], []
+        for turn in range(40):
+            sent = [*sent, call, result(f"r{turn}", rnd.randrange(20, 400))]
+            roll = rnd.random()
+            if roll < 0.25:  # micro: clear the oldest whole result
+                whole = [i for i, m in enumerate(sent) if "the text" in str(m.get("content"))]
+                if len(whole) > 1:
+                    i = whole[0]
+                    sent = [
+                        *sent[:i],
+                        result(sent[i]["content"][0]["tool_use_id"], 15, cleared=True),
+                        *sent[i + 1 :],
+                    ]
+            elif roll < 0.3 and len(sent) > 6:  # snip the middle
+                sent = sent[:1] + sent[len(sent) // 2 :]
+            elif roll < 0.33:  # a summary request, then the list starts again from the summary
+                requests.append(Request(tuple(sent) + (user("summarize") | {"n": 3},), 40, "a", True))
+                sent = [user("summary") | {"n": 50}]
+            if rnd.random() < 0.2:  # the same messages as other dicts: equal digests
+                sent = [copy.deepcopy(m) for m in sent]
+            requests.append(Request(tuple(sent), 40, rnd.choice("aab")))
+        cost = price(requests, tokens, prices)
+        expected, per_request = reference_cost(requests, tokens, prices)
+        got = {"read": cost.read, "written": cost.written, "breaks": cost.breaks, "rewritten": cost.rewritten}
+        assert got == expected
+        assert cost.per_request == pytest.approx(per_request)
+        assert cost.requests == len(requests)
+
+
+def test_messages_that_differ_as_dicts_but_not_as_json_share_their_entry():
+    """A tuple and a list serialise alike: the digest, not dict equality, says what the cache holds."""
+    one = {"role": "user", "content": "x", "n": 10, "tags": ["a"]}
+    other = {**one, "tags": ("a",)}
+    cost = price([req(A, one), req(A, other, B)], tokens)
+    assert (cost.breaks, cost.read) == (0, 110)
+    assert reference_cost([req(A, one), req(A, other, B)], tokens)[0]["read"] == cost.read

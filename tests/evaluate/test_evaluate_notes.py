@@ -25,8 +25,8 @@ from compaction.core.tokens import estimate_tokens
 from compaction.evaluate import notes
 from compaction.evaluate.compare import Session, offline_session, run
 from compaction.evaluate.probes import score
-from compaction.evaluate.replay.command import add_parser
-from compaction.evaluate.replay.turns import replay_offline
+from compaction.evaluate.replay.live import replay_offline
+from compaction.evaluate.replay.options import add_parser
 from compaction.evaluate.strategies import COMPARED, ON_REQUEST, STRATEGIES, WITH_MEMORY, build
 
 

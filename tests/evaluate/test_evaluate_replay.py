@@ -28,7 +28,8 @@ from compaction.evaluate.notes import split
 from compaction.evaluate.probes import Probe, save_probes
 from compaction.evaluate.replay.engine import replay as engine_replay
 from compaction.evaluate.replay.engine import replay_messages
-from compaction.evaluate.replay.turns import _refusal, keep_final, replay_offline, turn_slices
+from compaction.evaluate.replay.live import _refusal, replay_offline
+from compaction.evaluate.replay.turns import keep_final, turn_slices
 from compaction.evaluate.strategies import STRATEGIES, build
 
 

@@ -15,7 +15,7 @@ import pytest
 from compaction import __main__ as cli
 from compaction.core.messages import validate
 from compaction.evaluate import compare
-from compaction.evaluate.replay import command
+from compaction.evaluate.replay import one_file
 from compaction.evaluate.replay.columns import COLUMNS, dollars
 from compaction.evaluate.window import RULE, replay_window
 from compaction.importers import RULES, load
@@ -309,15 +309,15 @@ def test_a_probe_file_that_is_not_utf8_exits_2_naming_it_and_the_byte(capsys, tm
 def test_an_unreadable_file_in_a_folder_is_skipped_and_named(capsys, tmp_path, monkeypatch):
     session_file(tmp_path / "a.jsonl")
     session_file(tmp_path / "b.jsonl")
-    real_load = command.load_all
+    real_load = one_file.load_all
 
     def load_all(path, *args):
         if Path(path).name == "b.jsonl":  # as a file root owns reads to another user
             raise PermissionError(13, "Permission denied", str(path))
         return real_load(path, *args)
 
-    monkeypatch.setattr(command, "load_all", load_all)
-    status, out = replay(capsys, tmp_path, "--strategy", "none")
+    monkeypatch.setattr(one_file, "load_all", load_all)
+    status, out = replay(capsys, tmp_path, "--strategy", "none", "--jobs", "1")  # in this process
     assert status == 3 and "a.jsonl: window" in out
     assert "b.jsonl: skipped, cannot be read (Permission denied)" in out
     status, out = replay(capsys, tmp_path / "b.jsonl")

@@ -212,10 +212,10 @@ def leaky_sessions(folder: Path, corpus: dict[str, tuple[str, str]]) -> Path:
     return folder
 
 
-def replay_outputs(tmp_path: Path, capsys) -> dict[str, str]:
+def replay_outputs(tmp_path: Path, capsys, *options: str) -> dict[str, str]:
     """Terminal output, saved contexts and report of ``compaction replay`` on the corpus, each one text."""
     sessions = leaky_sessions(tmp_path / "sessions", CORPUS)
-    args = ["replay", str(sessions), "--strategy", "none", "--strategy", "pipeline"]
+    args = ["replay", str(sessions), "--strategy", "none", "--strategy", "pipeline", *options]
     status = cli.main([*args, "--save-final", str(tmp_path / "final"), "--report", str(tmp_path / "r.html")])
     captured = capsys.readouterr()
     assert status == 0, captured.err
@@ -246,7 +246,7 @@ def test_no_secret_of_the_corpus_reaches_the_terminal_the_saved_contexts_or_the_
 def test_without_redaction_every_secret_would_reach_each_of_them(tmp_path, capsys, monkeypatch):
     """The control: the corpus does reach all three, so the test above can fail."""
     monkeypatch.setattr(redact_module, "spans", lambda text: ())
-    outputs = replay_outputs(tmp_path, capsys)
+    outputs = replay_outputs(tmp_path, capsys, "--jobs", "1")  # in this process, where the patch is
     for where, text in outputs.items():
         missing = [name for name, (_, secret) in CORPUS.items() if not leaked(text, secret)]
         assert missing == [], f"{where}: {missing}"

@@ -13,10 +13,10 @@ from compaction.agent.loop import SAMPLE_WINDOW
 from compaction.core.messages import tool_result_blocks
 from compaction.core.placeholders import is_cleared
 from compaction.evaluate.find import find_probes
-from compaction.evaluate.replay.engine import DEFAULT as STRATEGIES
 from compaction.evaluate.replay.engine import SessionReplay, replay, turn_index
 from compaction.evaluate.replay.report import write_report
 from compaction.evaluate.replay.sample import write_sample
+from compaction.evaluate.strategy_names import REPLAYED as STRATEGIES
 from compaction.importers import load
 from compaction.presentation.palette import KIND_LABELS, KINDS
 

@@ -8,7 +8,7 @@ from compaction.agent.backend import connect
 from compaction.core.tokens import estimate_tokens
 from compaction.evaluate.probes import context_text
 from compaction.evaluate.recording import RecordingClient
-from compaction.evaluate.replay.turns import replay_offline
+from compaction.evaluate.replay.live import replay_offline
 from compaction.evaluate.strategies import STRATEGIES
 from compaction.layers.server_summary import ServerSummary
 from compaction.offline.server.on_demand import sign

@@ -95,7 +95,7 @@ FACTS = [
     ),
     (
         "cache prices as multiples of the input price, read from the default model's row",
-        "compaction/agent/server_side.py",
+        "compaction/core/models.py",
         "MODELS[CLAUDE_MODEL]",
     ),
     (

@@ -145,7 +145,7 @@ def check_pipeline(pipeline: Callable) -> CheckReport:
 # ---------------------------------------------------------------- chapter 06, exercise 1: cache cost
 
 # 5-minute cache writes and cache reads, as multiples of the base input price at the default model
-# (one home: its row of compaction.core.models, through compaction.agent.server_side.PRICE)
+# (one home: its row of compaction.core.models, through compaction.core.models.PRICE)
 WRITE, READ = CACHE_WRITE, CACHE_READ
 
 

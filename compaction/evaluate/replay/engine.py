@@ -11,7 +11,7 @@ of the strategy's Compactor, a work folder that is kept (so what left can be ope
 client (``--backend``). ``replay_messages`` is the same run in a temporary
 folder with the offline summarizer, measured as the evaluation's ``Replay``.
 Recorded replies are replayed as they were: a compacted context does not change what the agent
-did next, which only a live run measures (``turns.replay_offline``).
+did next, which only a live run measures (``live.replay_offline``).
 """
 
 from __future__ import annotations
@@ -23,28 +23,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compaction.agent.backend import connect
-from compaction.agent.loop import SAMPLE_WINDOW
+from compaction.agent.backend_choice import SAMPLE_WINDOW
+from compaction.agent.lazy_client import LazyClient
 from compaction.core.events import CompactionEvent
 from compaction.core.models import CLAUDE_MODEL, MODELS
-from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens
+from compaction.evaluate.cost import Cost, Counted, Pricer, Request, SharedCounter
 from compaction.evaluate.probes import Probe, ProbeScore, score
+from compaction.evaluate.recording import ProbeWatch, RecordingClient
 from compaction.evaluate.replay.turns import (
-    ProbeWatch,
     Ran,
-    RecordingClient,
     Replay,
     finish,
     over_the_window,
     probe_reach,
     replayed_requests,
-    sent_cost,
     turn_slices,
 )
 from compaction.evaluate.strategies import build
 from compaction.importers import ImportedSession
 
-DEFAULT = ("none", "masking 10", "summary only", "pipeline")
 PRICED_MODEL = MODELS[CLAUDE_MODEL]  # the course's default model, from the cited table
 INPUT_PRICE = PRICED_MODEL.input_price  # USD per million base input tokens
 
@@ -71,6 +68,7 @@ class StrategyRun:
     events: list[CompactionEvent] = field(default_factory=list)
     final: list[dict] = field(default_factory=list)
     peak_context: list[dict] = field(default_factory=list)  # the largest request, for the gauge
+    peak_fill: dict[str, int] | None = None  # its tokens by kind, once counted (the list let go)
     cost: Cost = field(default_factory=Cost)
     score: ProbeScore | None = None
     lost: dict[str, tuple[int, str]] = field(default_factory=dict)  # probe id -> (turn, pass) that dropped it
@@ -78,7 +76,7 @@ class StrategyRun:
     breaker_open: bool = False  # failed summaries opened the circuit breaker
     loop_stopped: bool = False  # the loop guard stopped summaries that could not get under the threshold
     refused: str = ""  # why the run was refused (empty when it was not), in words
-    requests: list[Request] = field(default_factory=list)  # every request answered, summaries included
+    requests: list[Request] = field(default_factory=list)  # every request answered, when kept (``replay``)
     counts: dict[str, int] = field(default_factory=dict)  # layer -> times it fired (the strategy's count)
     received: int = 0  # messages of the session the run received before it ended
 
@@ -149,16 +147,21 @@ def replay(
     source: str | os.PathLike | None = None,
     settings: dict[str, Any] | None = None,
     on_turn: Callable[[int, int], None] | None = None,
+    counted: Counted | None = None,
+    keep_requests: bool = False,
 ) -> StrategyRun:
     """Replay ``session`` through ``strategy``; ``on_turn(done, total)`` after each request.
 
     ``source`` is the file the session was imported from: a recorded message that leaves the
     context is already there, so the pipeline writes no transcript for it. ``settings`` override
-    the strategy's (see ``strategies.build``).
+    the strategy's (see ``strategies.build``). ``counted`` shares the tokens and digests of the
+    session's messages between the strategies replayed over it (each counted once). Requests are
+    priced as they are made; ``keep_requests`` also keeps them in the run (every list sent).
     """
     session = list(session)
-    recording = RecordingClient(client)
-    tokens, watch = Tokens(), ProbeWatch(probes)
+    counted = counted or Counted()
+    tokens, watch = counted.tokens, ProbeWatch(probes, counted.texts)
+    recording = RecordingClient(client, Pricer(tokens, counted.fingerprints), keep=keep_requests)
     settings = dict(settings or {})
     settings.setdefault("counter", SharedCounter(tokens))
     if source is not None:
@@ -168,7 +171,7 @@ def replay(
     run = StrategyRun(strategy, window, Path(workdir))
     slices = turn_slices(session)
     context: list[dict] = []
-    agent_requests: list[int] = []  # index in recording.requests of each replayed request
+    agent_requests: list[int] = []  # the place of each replayed request among all those recorded
     peak = -1
 
     def start(turn: int) -> None:  # the turn lost probes are charged to
@@ -186,13 +189,13 @@ def replay(
             break
         if sent.size > peak:
             peak, run.peak_context = sent.size, context  # the list itself: its messages are shared
-        agent_requests.append(len(recording.requests) - 1)
+        agent_requests.append(recording.recorded - 1)
         run.turns.append(ReplayedRequest(sent.turn, len(context), sent.size, 0.0))
         if on_turn is not None:
             on_turn(sent.turn, len(slices))
     if not run.refused:  # it came to the end: the last answer too has arrived, so every probe was reached
         run.received = len(session)
-    run.cost = sent_cost(recording.requests, tokens)
+    run.cost = recording.pricer.cost  # type: ignore[union-attr]
     run.turns = [
         ReplayedRequest(
             t.turn, t.messages, t.tokens, run.cost.per_request[i] if i < len(run.cost.per_request) else 0.0
@@ -206,8 +209,9 @@ def replay(
     run.breaker_open, run.loop_stopped = compactor.breaker_open, compactor.stopped is not None
     run.requests, run.counts = list(recording.requests), compactor.counts()
     if probes:
-        held, run.unreached = probe_reach(probes, session[: run.received], session, stopped=bool(run.refused))
-        run.score = score([p for p in probes if p.id in held], context)
+        received, stopped = session[: run.received], bool(run.refused)
+        held, run.unreached = probe_reach(probes, received, session, stopped=stopped, texts=counted.texts)
+        run.score = score([p for p in probes if p.id in held], context, counted.texts)
         run.lost = {k: v for k, v in watch.lost.items() if k in held}
     return run
 
@@ -225,7 +229,7 @@ def replay_messages(
     """``replay`` in a temporary folder with the offline summarizer, measured as a ``Replay``."""
     session = list(session)
     with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
-        client = connect("offline", context_window=SAMPLE_WINDOW)
+        client = LazyClient("offline", context_window=SAMPLE_WINDOW)  # connected by a summary request
         run = replay(
             session,
             strategy,
@@ -235,6 +239,7 @@ def replay_messages(
             probes=probes,
             settings=settings,
             on_turn=None if on_turn is None else (lambda done, total: on_turn(done)),
+            keep_requests=True,  # the figures of a Replay are made from them
         )
         final = run.final
         if not run.refused:  # the last answer, as it came

@@ -14,6 +14,7 @@ import math
 from html import escape
 from pathlib import Path
 
+import compaction  # redact: detect-secrets loads with it (compaction/__init__.py)
 from compaction.core.tokens import count_text
 from compaction.evaluate.replay.columns import (
     COLUMNS,
@@ -31,7 +32,6 @@ from compaction.evaluate.replay.departures import departures
 from compaction.evaluate.replay.engine import SessionReplay, StrategyRun
 from compaction.evaluate.replay.fill import fill_by_kind
 from compaction.evaluate.replay.readout import places
-from compaction.evaluate.replay.redact import redact
 from compaction.layers.triggers import summary_threshold
 from compaction.presentation.palette import KIND_LABELS, KINDS, LINES, layer_color
 
@@ -52,7 +52,7 @@ def colour(layer: str) -> str:
 
 def t(value: object) -> str:
     """Text for the page: redacted, then escaped."""
-    return escape(redact(str(value)))
+    return escape(compaction.redact(str(value)))
 
 
 def write_report(
@@ -81,7 +81,7 @@ def session_section(replay: SessionReplay) -> str:
     s = replay.session
     head = (
         f'<section class="session"><h2>{t(s.file)}</h2><p class="muted">{t(s.format)}, '
-        f"{len(s.messages):,} messages, {len(set(replay.turn_of_message)):,} turns, "
+        f"{len(replay.turn_of_message):,} messages, {len(set(replay.turn_of_message)):,} turns, "
         f"{s.skipped} records skipped, {s.off_branch} off the replayed branch</p>"
     )
     parts = [head, problems_list(replay), strategy_table(replay.runs), probe_table(replay)]
@@ -272,7 +272,7 @@ def turn_ticks(first: int, last: int, most: int = 10) -> list[int]:
 
 def gauge(run: StrategyRun) -> str:
     """The window at the peak request: a bar per kind of content, scaled to the window."""
-    fill = fill_by_kind(run.peak_context, lambda s: count_text(s, "tiktoken"))
+    fill = run.peak_fill or fill_by_kind(run.peak_context, lambda s: count_text(s, "tiktoken"))
     scale = max(run.window, run.peak, 1)
     left, parts = PAD, []
     for kind, tokens in fill.items():

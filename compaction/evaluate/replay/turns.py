@@ -1,7 +1,7 @@
-"""The turns of a replay and its figures: the one turn loop, the live offline run, ``Replay``.
+"""The turns of a replay and its figures: the one turn loop of a recorded session, ``Replay``.
 
-Two sources of turns. ``replay_offline`` runs the scripted offline agent live, so what a strategy
-removes changes what the agent does next (a file cleared from its context is read again).
+Two sources of turns. ``live.replay_offline`` runs the scripted offline agent live, so what a
+strategy removes changes what the agent does next (a file cleared from its context is read again).
 ``replayed_requests`` is the turn loop of a recorded session (any strict-form message list), which
 ``engine.replay`` and ``engine.replay_messages`` run: before each model call the messages that
 arrived since are appended to what the strategy left, and the strategy prepares the list again; a
@@ -18,27 +18,18 @@ Deliberately left out: wall-clock time, and output tokens (see ``cost``).
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from compaction.agent.backend import connect
-from compaction.agent.loop import SAMPLE_WINDOW, SYSTEM_PROMPT, new_workspace, run_agent
-from compaction.agent.memory import MemoryFolder
-from compaction.agent.tools import TOOL_DEFINITIONS, tool_params
 from compaction.core.events import CompactionEvent
 from compaction.core.failures import SummaryFailed
 from compaction.core.messages import tool_use_blocks
-from compaction.core.tokens import estimate_tokens
-from compaction.evaluate import notes
 from compaction.evaluate.cost import Cost, Request, SharedCounter, Tokens, price
-from compaction.evaluate.probes import Probe, ProbeScore, score
-from compaction.evaluate.recording import ProbeWatch, Recorder, RecordingClient
-from compaction.evaluate.strategies import build
+from compaction.evaluate.probes import ContextTexts, Probe, ProbeScore, score
+from compaction.evaluate.recording import RecordingClient
 from compaction.offline.scripted.state import last_marker
-from compaction.pipeline.compactor import Compactor, Passes
+from compaction.pipeline.compactor import Compactor
 
 
 @dataclass
@@ -87,7 +78,12 @@ class Replay:
 
 
 def probe_reach(
-    probes: Sequence[Probe], received: Sequence[dict], whole: Sequence[dict] | None, *, stopped: bool
+    probes: Sequence[Probe],
+    received: Sequence[dict],
+    whole: Sequence[dict] | None,
+    *,
+    stopped: bool,
+    texts: ContextTexts | None = None,
 ) -> tuple[set[str], list[str]]:
     """(probes the session holds, probes the run did not reach): one rule for every replay.
 
@@ -95,10 +91,11 @@ def probe_reach(
     the session holds but the run never received, because it stopped early (refused), is "not
     reached" and counts as lost. ``whole`` is the complete session, or None for a live run, whose
     complete session is unknown: then every probe counts as held when the run stopped early.
+    ``texts`` keeps the messages' texts from one call to the next (the strategies of a session).
     """
-    seen = set(score(probes, received).answered) if probes else set()
+    seen = set(score(probes, received, texts).answered) if probes else set()
     if whole is not None:
-        held = set(score(probes, whole).answered) if probes else set()
+        held = set(score(probes, whole, texts).answered) if probes else set()
     else:
         held = {p.id for p in probes} if stopped else seen
     return held, [p.id for p in probes if p.id in held and p.id not in seen]
@@ -173,90 +170,6 @@ def finish(
     )
 
 
-def replay_offline(
-    strategy: str,
-    *,
-    turns: int = 150,
-    window: int = 8_000,
-    probes: Sequence[Probe] = (),
-    seed: int = 0,
-    settings: dict[str, Any] | None = None,
-    on_turn: Callable[[Any], None] | None = None,
-) -> Replay:
-    """Run the offline agent for ``turns`` calls in a ``window`` under ``strategy``; measure it all.
-
-    ``none`` runs in a window too large to overflow, so its session is the uncompacted reference
-    and its cost the baseline; its outcome says from which turn it would not have fitted ``window``.
-    """
-    label = f"offline {turns} turns"
-    base, remembers = notes.split(strategy)
-    with tempfile.TemporaryDirectory(prefix="compaction-eval-") as tmp:
-        workspace = new_workspace(Path(tmp) / "workspace")
-        server_window = SAMPLE_WINDOW if strategy == "none" else window
-        client = RecordingClient(connect("offline", context_window=server_window, seed=seed))
-        memory = MemoryFolder(Path(tmp) / "memory") if remembers else None
-        tools = [*TOOL_DEFINITIONS, memory] if memory is not None else TOOL_DEFINITIONS
-        compactor = build(
-            base,
-            window=window,
-            client=client,
-            folder=tmp,
-            workspace=workspace,
-            settings=settings,
-            agent={"system": SYSTEM_PROMPT, "tools": tool_params(tools)[0]},  # what run_agent sends
-        )
-        recorder, watch = Recorder(), ProbeWatch(probes)
-
-        def watched(kind: str, passes: Passes) -> None:
-            recorder.see(passes[0][1], passes[-1][1])
-            watch(kind, passes)
-
-        def counted(record: Any) -> None:
-            watch.turn = record.index + 1
-            if on_turn is not None:
-                on_turn(record)
-
-        compactor.on_passes = watched
-        options = {"max_turns": turns, "on_turn": counted, "hooks": compactor.hooks(), "tools": tools}
-        result = run_agent(client, workspace=workspace, **options)
-        recorder.see(result.messages)
-        final = result.messages
-        asked = next((r for r in reversed(client.requests) if not r.summary), None)
-        if memory is not None and asked is not None:  # it reads its notes before it answers, in the window
-            room = window - asked.framing - estimate_tokens(final, "tiktoken")
-            final = final + notes.read_notes(memory, room)
-            if len(final) > len(result.messages):  # priced as one request more
-                client.requests.append(Request(tuple(final), asked.framing, asked.key))
-        answered = [t for t in result.turns if t.input_tokens is not None]
-        if result.error is not None:
-            outcome = f"refused at turn {len(result.turns)}: {_refusal(result.error)}"
-        elif strategy == "none":
-            over = next((t.index + 1 for t in answered if t.input_tokens > window), None)
-            outcome = over_the_window(over) if over else f"{len(answered)} turns"
-        else:
-            outcome = f"{len(answered)} turns"
-        ran = Ran(
-            strategy,
-            client.requests,
-            compactor.counts(),
-            compactor.events,
-            outcome,
-            len(answered),
-            final,
-        )
-        replay = finish(
-            ran,
-            label=label,
-            window=window,
-            full=recorder.session,
-            probes=probes,
-            lost=watch.lost,
-            workspace=workspace,
-        )
-        replay.memory = notes.usage(recorder.session, client.requests) if memory is not None else None
-        return replay
-
-
 def sent_cost(requests: Sequence[Request], tokens: Tokens) -> Cost:
     """What a run sent, priced: every request, summaries too, and the reference's over the window.
 
@@ -271,16 +184,6 @@ def sent_cost(requests: Sequence[Request], tokens: Tokens) -> Cost:
 def over_the_window(turn: int) -> str:
     """The reference's outcome when its requests outgrow the window: from which turn the API refuses them."""
     return f"over the window from turn {turn}"
-
-
-def _refusal(error: BaseException) -> str:
-    """Why the live run stopped, in one line: the failure's reason, or the API's refusal."""
-    if isinstance(error, SummaryFailed):
-        return error.reason
-    body = getattr(error, "body", None)  # an API error: its own words, not "Error code: 400 - {...}"
-    detail = body.get("error") if isinstance(body, dict) else None
-    message = detail.get("message") if isinstance(detail, dict) else None
-    return " ".join(str(message or error).split())[:200]
 
 
 @dataclass(frozen=True)
@@ -322,7 +225,7 @@ def replayed_requests(
     strategy's reactive hook once; one still over, or one the strategy could not compact (its
     summary failed), is yielded as refused with the reason and ends the replay, except under
     ``none``, the reference, which goes on to show how far over it gets. A first message alone over
-    the window is refused before turn 1. Each request not refused is recorded in ``client.requests``
+    the window is refused before turn 1. Each request not refused is recorded by ``client.record``
     and observed by the Compactor as if the API had counted it.
     """
     reactive, reference = compactor.hooks().on_prompt_too_long, name == "none"
@@ -356,7 +259,7 @@ def replayed_requests(
         if size > window and not reference:
             yield Sent(n, context, size, refused=over, received=end)
             return
-        client.requests.append(Request(tuple(context), 0, "replay"))  # what would have been sent
+        client.record(Request(tuple(context), 0, "replay"))  # what would have been sent
         compactor.observe(context, {"input_tokens": size})
         yield Sent(n, context, size, received=end)
 

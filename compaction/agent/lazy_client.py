@@ -1,0 +1,36 @@
+"""A client that connects on its first use: a command that never asks the model never loads the SDK.
+
+``LazyClient(backend, **options)`` checks the backend at once (an unknown name or a missing key is
+said before anything runs) and builds ``compaction.connect(backend, **options)`` (the SDK's client,
+the offline server started if it is the offline one) the first time the client is used, as in
+``client.messages.create``. ``compaction replay`` gives one to the strategies: only a summary request
+uses it. ``connected`` says whether that happened. Deliberately left out: closing the client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import compaction  # connect, one of its names loaded on first use (compaction/__init__.py)
+from compaction.agent.backend_choice import check
+
+
+class LazyClient:
+    """Stands for ``compaction.connect(backend, **options)``, which it calls when first used."""
+
+    def __init__(self, backend: str | None = None, **options: Any):
+        self.backend = check(backend)
+        self._options = options
+        self._client: Any = None
+
+    @property
+    def connected(self) -> bool:
+        """True once the client was built (a request was made, or an attribute read)."""
+        return self._client is not None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy, pickle and the like ask for these: not a use of the client
+            raise AttributeError(name)
+        if self._client is None:
+            self._client = compaction.connect(self.backend, **self._options)
+        return getattr(self._client, name)
