@@ -177,7 +177,8 @@ def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
     assert peak <= room, (
         f"call {call} sent {peak:,} input tokens: with max_tokens {ANSWER_TOKENS:,} its answer had "
         f"{WINDOW - peak:,} of the {WINDOW:,}-token window; every request must stay at most {room:,} "
-        "(a clearing skipped for clear_at_least lets the context grow past the trigger)"
+        "(what a clearing keeps is still over it: fewer results kept, or their tool inputs cleared too, "
+        "makes room; a clearing skipped for clear_at_least lets it grow the same way)"
     )
 
 
