@@ -741,6 +741,9 @@ TEXTS: dict[str, str] = {
     "clear_at_least less than a clearing removes": "clear_at_least がクリアで減る量より少ない",
     "the handmade session": "手書きのセッション",
     "text after results, a string turn": "結果の後のテキストと、文字列のターン",
+    "a file changed, another, then the first again": (
+        "あるファイルを変更し、別のファイル、そしてまた最初のファイル"
+    ),
     # breaker
     "three failures in a row open it": "3 回続けて失敗すると開く",
     "two failures leave it closed": "2 回の失敗では閉じたまま",

@@ -256,6 +256,22 @@ def keeps_every_edit(messages):
     return {**client_keeps(messages), "files_changed": files}
 
 
+def keeps_files_by_last_change(messages):
+    files = [
+        b["input"]["path"]
+        for m in messages
+        for b in blocks(m)
+        if b["type"] == "tool_use" and b["name"] in ("edit_file", "write_file")
+    ]
+    by_last = [f for i, f in enumerate(files) if f not in files[i + 1 :]]
+    return {**client_keeps(messages), "files_changed": by_last}
+
+
+def keeps_files_in_a_set(messages):
+    found = client_keeps(messages)
+    return {**found, "files_changed": sorted(set(found["files_changed"]))}
+
+
 CASES = [
     (
         checks.check_clear_edit,
@@ -308,7 +324,13 @@ CASES = [
     (
         checks.check_client_keeps,
         client_keeps,
-        [keeps_with_tool_results, keeps_only_string_turns, keeps_every_edit],
+        [
+            keeps_with_tool_results,
+            keeps_only_string_turns,
+            keeps_every_edit,
+            keeps_files_by_last_change,
+            keeps_files_in_a_set,
+        ],
     ),
 ]
 test_passes_the_package_and_fails_a_stub, test_rejects_known_wrong_answers = check_tests(CASES)

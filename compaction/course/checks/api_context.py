@@ -330,11 +330,21 @@ def mixed_session() -> list[dict]:
     return session
 
 
+def edited_again_session() -> list[dict]:
+    """calc.py changed, then NOTES.md, then calc.py again: files come in the order of their first change."""
+    session = mixed_session()
+    edit = tool_use("toolu_08", "edit_file", {"path": "calc.py", "old_text": "- ", "new_text": "-"})
+    session.append(assistant(edit))
+    session.append(user(tool_result("toolu_08", "ok")))
+    return session
+
+
 def check_client_keeps(fn: Callable) -> CheckReport:
     """Exercise 3: the user's own words and the files changed, as ``server_side.client_keeps`` finds them."""
     sessions = [
         ("the handmade session", handmade_session()),
         ("text after results, a string turn", mixed_session()),
+        ("a file changed, another, then the first again", edited_again_session()),
     ]
     sessions += [(f"course session {k + 1}", s) for k, s in enumerate(course_sessions())]
     cases = [(name, lambda s=s: _keeps_the_same(fn, s)) for name, s in sessions]
