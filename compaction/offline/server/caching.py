@@ -34,6 +34,7 @@ import marshal
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from compaction.offline.server.errors import RequestError
 
@@ -108,6 +109,15 @@ def canonical(value: object) -> bytes:
     two equal requests, one a deep copy of the other, could hash apart and miss the cache.)
     """
     return _CANONICAL.encode(value).encode("ascii")
+
+
+def without_cache_control(value: Any) -> Any:
+    """A JSON value with every ``cache_control`` key left out: a breakpoint marks a prefix, not part of it."""
+    if isinstance(value, dict):
+        return {k: without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_cache_control(v) for v in value]
+    return value
 
 
 _DIGESTS: dict[bytes, bytes] = {}  # digest of a value's marshal bytes -> digest of its canonical form

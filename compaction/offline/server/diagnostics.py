@@ -37,10 +37,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from compaction.core.messages import blocks
-from compaction.offline.server.caching import canonical
+from compaction.offline.server.caching import canonical, without_cache_control
 from compaction.offline.server.errors import RequestError
 
 OTHER_PROMPT_FIELDS = ("thinking", "tool_choice")  # "other prompt-affecting parameters" (SDK)
@@ -49,15 +48,6 @@ KEEP = 10_000
 
 def _digest(value: object) -> bytes:
     return hashlib.blake2b(canonical(value), digest_size=16).digest()
-
-
-def _plain(value: Any) -> Any:
-    """A value without any ``cache_control`` key: a breakpoint marks the prefix, it is not part of it."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -82,16 +72,17 @@ def fingerprint(
     starts = [head]
     for i, message in enumerate(messages):
         for j, block in enumerate(blocks(message)):
-            part = [message.get("role"), _plain(block)] if j == 0 else _plain(block)  # a turn's start counts
+            plain = without_cache_control(block)
+            part = [message.get("role"), plain] if j == 0 else plain  # a turn's start counts
             digest = hashlib.blake2b(digest + canonical(part), digest_size=16).digest()
             chained.append(digest)
             owner.append(i)
         starts.append(starts[-1] + tokens_of(message))
     return Fingerprint(
         model=_digest([body.get("model"), body.get("speed")]),
-        system=_digest(_plain(body.get("system"))),
-        tools=_digest(_plain(body.get("tools") or [])),
-        other=_digest([_plain(body.get(name)) for name in OTHER_PROMPT_FIELDS]),
+        system=_digest(without_cache_control(body.get("system"))),
+        tools=_digest(without_cache_control(body.get("tools") or [])),
+        other=_digest([without_cache_control(body.get(name)) for name in OTHER_PROMPT_FIELDS]),
         blocks=tuple(chained),
         owner=tuple(owner),
         tools_tokens=tools_tokens,

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compaction.core.messages import blocks
-from compaction.offline.server.caching import canonical
+from compaction.offline.server.caching import canonical, without_cache_control
 from compaction.offline.server.errors import RequestError
 
 BETA_BINDING = "thinking-binding-controls-2026-08-01"
@@ -159,18 +159,9 @@ def _h(state: bytes, value: object) -> bytes:
     return hashlib.blake2b(state + canonical(value), digest_size=16).digest()
 
 
-def _plain(value: Any) -> Any:
-    """A value without ``cache_control``: markers are not part of the checked prefix."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def head(system_blocks: list, tools: list) -> bytes:
     """The digest of ``system`` and the non-deferred ``tools``, markers left out."""
-    return _h(EMPTY, [_plain(system_blocks), _plain(tools)])
+    return _h(EMPTY, [without_cache_control(system_blocks), without_cache_control(tools)])
 
 
 def remember_summary(signature: str, state: bytes) -> None:
@@ -208,7 +199,7 @@ def walk(messages: list) -> tuple[list[tuple[int, int, dict, bytes]], bytes]:
             if kind in THINKING:
                 found.append((i, j, block, state))
                 continue
-            state = _h(state, _plain(block))
+            state = _h(state, without_cache_control(block))
     return found, state
 
 
