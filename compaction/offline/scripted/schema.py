@@ -252,9 +252,9 @@ def _make(schema: Any, root: Any, prefer: Prefer, name: str | None, index: int, 
         if merged is None:
             continue
         for kind in _types(merged) or _guess(merged):
-            value = _of_type(kind, merged, root, prefer, index, depth)
-            if value is not NOTHING and problem(schema, value, root) is None:
-                return value
+            for value in _of_type(kind, merged, root, prefer, index, depth):
+                if value is not NOTHING and problem(schema, value, root) is None:
+                    return value
     return NOTHING
 
 
@@ -301,24 +301,32 @@ def _guess(schema: dict) -> list[str]:
     return ["string", "object", "integer", "boolean", "array", "null"]
 
 
-def _of_type(kind: str, schema: dict, root: Any, prefer: Prefer, index: int, depth: int) -> Any:
+def _of_type(kind: str, schema: dict, root: Any, prefer: Prefer, index: int, depth: int) -> list:
+    """Values of one kind for a merged branch, in order: the whole schema picks (a oneOf may refuse one)."""
     if kind == "null":
-        return None
+        return [None]
     if kind == "boolean":
-        return True
+        return [True, False]
     if kind in ("integer", "number"):
-        return _number(schema, kind, index)
+        return _numbers_for(schema, kind, index)
     if kind == "string":
-        return _string(schema, index)
+        return [_string(schema, index)]
     if kind == "array":
-        return _array(schema, root, prefer, depth)
+        return [_array(schema, root, prefer, depth)]
     if kind == "object":
-        return _object(schema, root, prefer, depth)
-    return NOTHING
+        return [_object(schema, root, prefer, depth)]
+    return []
 
 
-def _number(schema: dict, kind: str, index: int) -> int | float:
-    """The first multiple of ``multipleOf`` from 1, else from the lower bound, else between the bounds."""
+def _numbers_for(schema: dict, kind: str, index: int) -> list[int | float]:
+    """The tries the numeric keywords accept, in order (first a multiple of ``multipleOf`` from 1, then from
+    the lower bound, then between the bounds); the last try when none is accepted."""
+    tries = _number_tries(schema, kind, index)
+    return [value for value in tries if _numbers(schema, value, schema, "") is None] or tries[-1:]
+
+
+def _number_tries(schema: dict, kind: str, index: int) -> list[int | float]:
+    """The numbers ``_number`` tries, in order: from 1, from the lower bound, between the bounds."""
     lows = [schema["minimum"]] if "minimum" in schema else []
     if "exclusiveMinimum" in schema:
         above = schema["exclusiveMinimum"]
@@ -327,15 +335,13 @@ def _number(schema: dict, kind: str, index: int) -> int | float:
     highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if k in schema]
     starts = [max(low, 1), low] + ([(low + min(highs)) / 2] if highs and kind == "number" else [])
     step = schema.get("multipleOf")
-    value: int | float = low
+    tries: list[int | float] = []
     for start in starts:
         value = math.ceil(start / step) * step if step else start
         if kind == "integer":
             value = math.ceil(value)
-        value += index * (step or 1)
-        if _numbers(schema, value, schema, "") is None:
-            return value
-    return value
+        tries.append(value + index * (step or 1))
+    return tries
 
 
 def _string(schema: dict, index: int) -> str:
