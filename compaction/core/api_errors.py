@@ -11,8 +11,10 @@ limit gets HTTP 413 (the SDK raises ``ContentTooLargeError`` for it, formerly
 window ended; ``WindowExceeded`` carries such a response to the same recovery as a refusal.
 The agent loop, the summary request and reactive compaction all ask the same question, so they ask
 it here. An error of the SDK exists only once the SDK is loaded, so these questions never load it
-(a replay that sends no request never imports it); ``context_limit_error``, which builds the SDK's
-exception, lives in ``compaction.core.api_refusals`` and loads it when first named here.
+(a replay that sends no request never imports it); ``Refusal`` is the same HTTP error from a
+client that has no SDK (the offline model called in this process, ``compaction.offline.direct``);
+``context_limit_error``, which builds the SDK's exception, lives in ``compaction.core.api_refusals``
+and loads it when first named here.
 Deliberately left out: retrying (the callers decide) and every other kind of error.
 """
 
@@ -29,6 +31,14 @@ _CONTEXT_LIMIT = re.compile(
 )
 REFUSALS = ("prompt is too long", "input length and `max_tokens` exceed context limit")  # the 400s' openings
 WINDOW_EXCEEDED = "model_context_window_exceeded"  # the stop_reason of an answer cut off by the window
+
+
+class Refusal(Exception):
+    """An HTTP error answer in the API's words, from a client without the SDK: ``status_code``, message."""
+
+    def __init__(self, status_code: int, message: str):
+        super().__init__(message)
+        self.status_code = status_code
 
 
 class WindowExceeded(Exception):
@@ -48,9 +58,10 @@ def is_prompt_too_long(error: BaseException) -> bool:
     """True for the refusals of a request too big for the window (both 400s, a 413) and WindowExceeded."""
     if isinstance(error, WindowExceeded):
         return True
-    sdk = _sdk()
-    if sdk is None or not isinstance(error, sdk.APIStatusError):
-        return False
+    if not isinstance(error, Refusal):
+        sdk = _sdk()
+        if sdk is None or not isinstance(error, sdk.APIStatusError):
+            return False
     if error.status_code == 413:
         return True
     message = str(error).lower()
@@ -59,9 +70,13 @@ def is_prompt_too_long(error: BaseException) -> bool:
 
 def too_long_counts(error: BaseException) -> tuple[int, int] | None:
     """(tokens asked for, window) from either 400 wording: ``(N, M)`` or ``(N + M, W)``; else None."""
-    sdk = _sdk()
-    if sdk is None or not isinstance(error, sdk.BadRequestError):
-        return None
+    if isinstance(error, Refusal):
+        if error.status_code != 400:
+            return None
+    else:
+        sdk = _sdk()
+        if sdk is None or not isinstance(error, sdk.BadRequestError):
+            return None
     message = str(error)
     if found := _TOO_LONG.search(message):
         return int(found.group(1)), int(found.group(2))

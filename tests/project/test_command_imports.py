@@ -2,8 +2,9 @@
 
 ``--help`` of every command loads neither the SDK, nor detect-secrets, nor the tokenizer, nor any of
 the notebook stack, nor the modules that run a command (its options are apart from them); a replay
-that makes no request never loads the SDK (a summary request does), and no command loads the
-notebook stack. Each case runs in a fresh interpreter, which then lists what it imported.
+that makes no request never loads the SDK, nor does one whose summary requests go to the offline
+model (answered in the process: ``compaction.offline.direct``), and no command loads the notebook
+stack. Each case runs in a fresh interpreter, which then lists what it imported.
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ open(sys.argv[1], "w").write(json.dumps(loaded))
 """
 
 
-def imported(tmp_path: Path, *args: str) -> set[str]:
-    """The heavy packages and runner modules ``python -m compaction ARGS`` imported (a fresh process)."""
+def imported(tmp_path: Path, *args: str, out: list[str] | None = None) -> set[str]:
+    """The heavy packages and runner modules ``python -m compaction ARGS`` imported (a fresh process).
+
+    ``out``, when given, receives what the command printed."""
     listed = tmp_path / "loaded.json"
     env = {**os.environ, "COMPACTION_BACKEND": "offline", "COLUMNS": "200"}
     code = RUN.format(heavy=HEAVY, runners=RUNNERS)
@@ -54,6 +57,8 @@ def imported(tmp_path: Path, *args: str) -> set[str]:
         env=env,
     )
     assert listed.exists(), done.stderr
+    if out is not None:
+        out.append(done.stdout)
     return set(json.loads(listed.read_text()))
 
 
@@ -121,8 +126,11 @@ def test_a_replay_that_asks_the_model_nothing_never_loads_the_sdk(tmp_path):
     assert "compaction.evaluate.replay.command" in loaded and "compaction.agent.demo" not in loaded
 
 
-def test_a_replay_that_makes_a_summary_request_loads_the_sdk_then(tmp_path):
+def test_a_replay_whose_summaries_the_offline_model_writes_never_loads_the_sdk(tmp_path):
     session = claude_code_file(tmp_path / "s.jsonl", turns=30, result_chars=4_000)
-    loaded = imported(tmp_path, "replay", str(session), "--window", "20000", "--strategy", "summary only")
-    assert "anthropic" in loaded
+    printed: list[str] = []
+    args = ("replay", str(session), "--window", "20000", "--strategy", "summary only")
+    loaded = imported(tmp_path, *args, out=printed)
+    assert "summary x" in printed[0]  # a summary request was made and answered
+    assert loaded & set(SDK) == set()
     assert loaded & set(NOTEBOOK) == set()
