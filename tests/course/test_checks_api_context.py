@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from check_cases import check_tests
 
 from compaction.agent.server_side import cache_breaks_from_usage, client_keeps
@@ -197,6 +198,88 @@ def compacting_instead(window, max_breaks):
     return [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": window * 3 // 4}}]
 
 
+CLEAR = "clear_tool_uses_20250919"
+
+
+def cost_edits_by_tool_uses(window, max_cost):
+    """A trigger counted in tool uses, and the inputs of each tool named one by one."""
+    return [
+        {
+            "type": CLEAR,
+            "trigger": {"type": "tool_uses", "value": 4},
+            "keep": {"type": "tool_uses", "value": 1},
+            "clear_tool_inputs": ["read_file", "bash", "grep", "edit_file", "write_file"],
+        }
+    ]
+
+
+def cost_edits_keeping_two(window, max_cost):
+    """Two results kept, their inputs cleared, from a quarter of the window."""
+    return [
+        {
+            "type": CLEAR,
+            "trigger": {"type": "input_tokens", "value": window // 4},
+            "keep": {"type": "tool_uses", "value": 2},
+            "clear_tool_inputs": True,
+        }
+    ]
+
+
+def cost_edits_clearing_bash_inputs_only(window, max_cost):
+    """One result kept; only bash's inputs (its commands) cleared."""
+    return [
+        {
+            "type": CLEAR,
+            "trigger": {"type": "input_tokens", "value": 3_500},
+            "keep": {"type": "tool_uses", "value": 1},
+            "clear_tool_inputs": ["bash"],
+        }
+    ]
+
+
+def cost_edits_by_budget(window, max_cost):
+    """The most results each budget affords: three under the larger one, one under the smaller."""
+    keep = 3 if max_cost >= 126_000 else 1
+    return [
+        {
+            "type": CLEAR,
+            "trigger": {"type": "input_tokens", "value": window - 4_096},
+            "keep": {"type": "tool_uses", "value": keep},
+            "clear_tool_inputs": True,
+        }
+    ]
+
+
+def leaving_keep_out(window, max_cost):
+    """keep left out: the documented default of 3, too dear for the smaller budget."""
+    return [{"type": CLEAR, "trigger": {"type": "input_tokens", "value": 3_000}, "clear_tool_inputs": True}]
+
+
+def keeping_tool_inputs(window, max_cost):
+    """One result kept, every tool input too: over the answer's room at the end."""
+    return [
+        {
+            "type": CLEAR,
+            "trigger": {"type": "input_tokens", "value": 3_000},
+            "keep": {"type": "tool_uses", "value": 1},
+        }
+    ]
+
+
+def leaving_the_trigger_out(window, max_cost):
+    return [{"type": CLEAR, "keep": {"type": "tool_uses", "value": 1}, "clear_tool_inputs": True}]
+
+
+def clearing_in_rounds(window, max_cost):
+    """The offline server's invented option written into the edit."""
+    return [{**cost_edits(window, max_cost)[0], "clear_in_rounds": True}]
+
+
+def triggering_late_by_tool_uses(window, max_cost):
+    """Ten tool uses before the first clearing: a request past the room before it."""
+    return [{**cost_edits_by_tool_uses(window, max_cost)[0], "trigger": {"type": "tool_uses", "value": 10}}]
+
+
 def predicted_in_rounds(messages, edit):
     """The rule of the offline server's invented option, clearing in rounds: not the documented one."""
     limit, keep = edit["trigger"]["value"], edit["keep"]["value"]
@@ -308,6 +391,11 @@ CASES = [
             skipping_a_clearing_past_the_room,
             hiding_every_result,
             keeping_three_with_their_inputs,
+            leaving_keep_out,
+            keeping_tool_inputs,
+            leaving_the_trigger_out,
+            clearing_in_rounds,
+            triggering_late_by_tool_uses,
         ],
     ),
     (
@@ -366,3 +454,68 @@ def test_the_rounds_rule_the_offline_server_invented_fails_the_documented_predic
     failed = [r.name for r in report.failures]
     assert "every request over the trigger clears again" in failed and "keep 0" in failed, failed
     assert "at the trigger nothing is cleared" not in failed  # below any trigger both rules agree
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        cost_edits_by_tool_uses,
+        cost_edits_keeping_two,
+        cost_edits_clearing_bash_inputs_only,
+        cost_edits_by_budget,
+    ],
+)
+def test_edits_for_cost_has_several_right_answers(answer):
+    """A tool-uses trigger, two results kept, only bash's inputs cleared, keep chosen by budget: all pass."""
+    report = checks.check_edits_for_cost(answer)
+    assert report.passed, str(report)
+
+
+@pytest.mark.parametrize(
+    ("answer", "row", "why"),
+    [
+        (leaving_keep_out, "cost at most 120,000", "keep left out: 3, the default"),
+        (
+            keeping_tool_inputs,
+            "cost at most 130,000: largest request leaves the answer its room",
+            "tool inputs kept",
+        ),
+        (leaving_the_trigger_out, "cost at most 130,000", "the edit has no trigger"),
+        (clearing_in_rounds, "cost at most 130,000", "which the real API does not have"),
+        (
+            triggering_late_by_tool_uses,
+            "cost at most 120,000: largest request leaves the answer its room",
+            "a trigger counted in tool uses that comes late",
+        ),
+    ],
+)
+def test_a_typical_mistake_fails_with_a_row_naming_why(answer, row, why):
+    failed = {r.name: r.detail for r in checks.check_edits_for_cost(answer).failures}
+    assert row in failed and why in failed[row], failed
+
+
+@pytest.mark.parametrize(
+    ("prediction", "row", "rule"),
+    [
+        (predicted_at_the_trigger_too, "at the trigger nothing is cleared", "6 tool uses is not more than 6"),
+        (
+            predicted_in_rounds,
+            "every request over the trigger clears again",
+            "whatever an earlier request cleared: 10 - 2 = 8",
+        ),
+        (
+            predicted_ignoring_exclusions,
+            "excluded tools are never cleared",
+            "exclude_tools are never cleared: 5 of those 10 are bash",
+        ),
+        (
+            predicted_ignoring_at_least,
+            "clear_at_least more than a clearing removes",
+            "fewer than clear_at_least 20,000, so the context is not modified",
+        ),
+        (predicted_keeping_the_default, "keep above the trigger", "all but the newest 5 tool uses"),
+    ],
+)
+def test_a_wrong_prediction_names_the_documented_rule_it_broke(prediction, row, rule):
+    failed = {r.name: r.detail for r in checks.check_predict_cleared(prediction).failures}
+    assert row in failed and "The rule broken: " in failed[row] and rule in failed[row], failed

@@ -21,10 +21,22 @@ import copy
 import inspect
 from collections.abc import Callable
 
+from anthropic.types.beta import BetaClearToolUses20250919EditParam
+
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
 from compaction.agent.server_side import UsageLog, cache_breaks_from_usage, client_keeps, run_managed_session
-from compaction.core.messages import assistant, text, tool_result, tool_use, user
+from compaction.core.messages import (
+    assistant,
+    blocks,
+    text,
+    text_of,
+    tool_result,
+    tool_use,
+    tool_use_blocks,
+    user,
+)
+from compaction.core.tokens import count_text
 from compaction.course.checks import CheckReport, run_cases
 from compaction.course.checks.messages import course_sessions, handmade_session
 from compaction.presentation.language import say
@@ -127,58 +139,125 @@ def check_cache_breaks(fn: Callable, recorded: list[tuple[list, list]] = ()) -> 
 # ---------------------------------------------------------------- clearing within a cost
 
 
-COSTS = (130_000, 105_000)  # base-price input tokens; the chapter's 62.5%/31% edit cost 139,890
+COSTS = (130_000, 120_000)  # base-price input tokens; the chapter's 62.5%/31% edit cost 139,890
 DEFAULT_KEEP = 3  # the documented default of keep (context-editing page, "Configuration options")
+EDIT_FIELDS = frozenset(BetaClearToolUses20250919EditParam.__annotations__)  # the SDK's fields of the edit
+INVENTED = ("clear_in_rounds", "course_scale")  # the offline server's own options (connect), not the API's
 
 
-def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object]:
+def kept_by(edit: dict) -> str:
+    """What each request over the edit's trigger still sends of the old tool uses, in words."""
+    keep = (edit.get("keep") or {}).get("value")
+    kept = (
+        say("keep {n}", n=keep)
+        if keep is not None
+        else say("keep left out: {n}, the default", n=DEFAULT_KEEP)
+    )
+    inputs = edit.get("clear_tool_inputs")
+    if inputs is True:
+        cleared = say("tool inputs cleared")
+    elif inputs:
+        cleared = say("inputs of {tools} cleared, the others kept", tools=", ".join(map(str, inputs)))
+    else:
+        cleared = say("tool inputs kept (clear_tool_inputs not set)")
+    return f"{kept}, {cleared}"
+
+
+def _edit_shape(edit: object) -> None:
+    """One edit: clear_tool_uses only, the SDK's fields only, room for the answer, keep at least 1."""
+    assert isinstance(edit, dict), say("return a list of edits (dicts), at least one")
+    kind = edit.get("type")
+    assert kind == "clear_tool_uses_20250919", f"use clear_tool_uses_20250919 only, not {kind!r}"
+    for name in sorted(set(edit) - EDIT_FIELDS):
+        invented = say(" (an option of the course's offline server, which the real API does not have)")
+        raise AssertionError(
+            say(
+                "{name} is not a field of the edit{invented}: the SDK's BetaClearToolUses20250919EditParam "
+                "has {fields}",
+                name=name,
+                invented=invented if name in INVENTED else "",
+                fields=", ".join(sorted(EDIT_FIELDS)),
+            )
+        )
+    trigger = edit.get("trigger") or {}
+    if trigger.get("type", "input_tokens") == "input_tokens" and "value" in trigger:
+        room = WINDOW - ANSWER_TOKENS
+        assert trigger["value"] <= room, (
+            f"trigger {trigger['value']:,} leaves no room for the answer: every call asks max_tokens "
+            f"{ANSWER_TOKENS:,}, and {trigger['value']:,} + {ANSWER_TOKENS:,} > the {WINDOW:,}-token "
+            f"window; at most {room:,}"
+        )
+    keep = (edit.get("keep") or {}).get("value", DEFAULT_KEEP)
+    assert keep >= 1, (
+        f"keep {keep}: over the trigger every tool use is cleared, the newest too, so the model never "
+        "sees a tool result again; keep at least 1"
+    )
+
+
+def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object, list]:
     """The learner's edits for ``budget``, checked (shape, trigger, keep), and their session, run once."""
     if budget in runs:
         return runs[budget]
     edits = fn(WINDOW, budget)
     assert isinstance(edits, list) and edits, say("return a list of edits (dicts), at least one")
-    kinds = {e.get("type") for e in edits}
-    assert kinds == {"clear_tool_uses_20250919"}, f"use clear_tool_uses_20250919 only, not {sorted(kinds)}"
     for edit in edits:
-        trigger = edit.get("trigger") or {}
-        if trigger.get("type", "input_tokens") == "input_tokens" and "value" in trigger:
-            room = WINDOW - ANSWER_TOKENS
-            assert trigger["value"] <= room, (
-                f"trigger {trigger['value']:,} leaves no room for the answer: every call asks max_tokens "
-                f"{ANSWER_TOKENS:,}, and {trigger['value']:,} + {ANSWER_TOKENS:,} > the {WINDOW:,}-token "
-                f"window; at most {room:,}"
-            )
-        keep = (edit.get("keep") or {}).get("value", DEFAULT_KEEP)
-        assert keep >= 1, (
-            f"keep {keep}: over the trigger every tool use is cleared, the newest too, so the model never "
-            "sees a tool result again; keep at least 1"
-        )
-    runs[budget] = run_managed_session(edits, window=WINDOW, turns=TURNS)  # the documented rule
+        _edit_shape(edit)
+    runs[budget] = (*run_managed_session(edits, window=WINDOW, turns=TURNS), edits)  # the documented rule
     return runs[budget]
 
 
+def _triggered(log: UsageLog, result: object, edits: list) -> None:
+    """A session that overflowed with nothing cleared, its edits without a trigger: say so."""
+    if result.error is not None and not sum(log.cleared) and not any(e.get("trigger") for e in edits):
+        raise AssertionError(
+            say(
+                "the session ended early at call {call}: the edit has no trigger, and nothing was cleared "
+                "before a request outgrew the {window:,}-token window; give a trigger",
+                call=len(log.sent),
+                window=WINDOW,
+            )
+        )
+
+
 def _within_cost(fn: Callable, budget: int, runs: dict) -> None:
-    log, result = _session(fn, budget, runs)
+    log, result, edits = _session(fn, budget, runs)
+    _triggered(log, result, edits)
     assert result.error is None, f"the session ended early at call {len(log.sent)}: {result.error}"
     assert sum(log.cleared) > 0, say("nothing was ever cleared")
     totals = log.totals()
-    assert totals["cost"] <= budget, (
-        f"input cost {totals['cost']:,} base-price tokens, budget {budget:,}: {totals['sent']:,} tokens "
-        f"sent, {totals['cache written']:,} of them written to the cache (1.25x) on {len(log.breaks())} "
-        "cache breaks"
+    assert totals["cost"] <= budget, say(
+        "input cost {cost:,} base-price tokens, budget {budget:,}: {sent:,} tokens sent, {written:,} of "
+        "them written to the cache (1.25x) on {breaks} cache breaks; every request over the trigger "
+        "sends what the edit keeps ({kept}): fewer results kept, or their tool inputs cleared too, "
+        "sends less on every call",
+        cost=totals["cost"],
+        budget=budget,
+        sent=totals["sent"],
+        written=totals["cache written"],
+        breaks=len(log.breaks()),
+        kept="; ".join(kept_by(e) for e in edits),
     )
 
 
 def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
-    log, _ = _session(fn, budget, runs)
+    log, result, edits = _session(fn, budget, runs)
+    _triggered(log, result, edits)
     room = WINDOW - ANSWER_TOKENS
     peak = max(log.sent, default=0)
     call = log.sent.index(peak) if log.sent else 0
-    assert peak <= room, (
-        f"call {call} sent {peak:,} input tokens: with max_tokens {ANSWER_TOKENS:,} its answer had "
-        f"{WINDOW - peak:,} of the {WINDOW:,}-token window; every request must stay at most {room:,} "
-        "(what a clearing keeps is still over it: fewer results kept, or their tool inputs cleared too, "
-        "makes room; a clearing skipped for clear_at_least lets it grow the same way)"
+    assert peak <= room, say(
+        "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {left:,} of the "
+        "{window:,}-token window; every request must stay at most {room:,} (what a clearing keeps, "
+        "{kept}, is still over it: fewer results kept, or their tool inputs cleared too, makes room; a "
+        "clearing skipped for clear_at_least, or a trigger counted in tool uses that comes late, lets "
+        "it grow the same way)",
+        call=call,
+        peak=peak,
+        answer=ANSWER_TOKENS,
+        left=WINDOW - peak,
+        window=WINDOW,
+        room=room,
+        kept="; ".join(kept_by(e) for e in edits),
     )
 
 
@@ -255,6 +334,65 @@ def server_cleared_reference(messages: list, edit: dict) -> int:
     return applied[0].cleared_tool_uses if applied else 0
 
 
+def documented_rule(messages: list, edit: dict) -> str:
+    """The documented behaviour that settles ``cleared_tool_uses`` for ``edit`` on ``messages``, in words.
+
+    Only for a ``tool_uses`` trigger (the predictions' cases): the trigger, then ``keep``, then
+    ``exclude_tools``, then ``clear_at_least`` (tokens counted with tiktoken, as a learner may).
+    """
+    uses = [b for m in messages if m["role"] == "assistant" for b in tool_use_blocks(m)]
+    n, trigger, keep = len(uses), edit["trigger"]["value"], edit["keep"]["value"]
+    if n <= trigger:
+        return say(
+            "clearing starts only when the context grows beyond the trigger: {n} tool uses is not more "
+            "than {trigger}, so nothing is cleared",
+            n=n,
+            trigger=trigger,
+        )
+    older = uses[: max(0, n - keep)]
+    if not older:
+        return say(
+            "keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older",
+            keep=keep,
+            n=n,
+        )
+    excluded = set(edit.get("exclude_tools") or [])
+    cleared = [b for b in older if b["name"] not in excluded]
+    rule = say(
+        "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool uses, "
+        "whatever an earlier request cleared: {n} - {keep} = {older}",
+        n=n,
+        trigger=trigger,
+        keep=keep,
+        older=len(older),
+    )
+    if len(cleared) < len(older):
+        rule += say(
+            "; the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}",
+            spared=len(older) - len(cleared),
+            older=len(older),
+            tools=", ".join(sorted(excluded)),
+            left=len(cleared),
+        )
+    least = (edit.get("clear_at_least") or {}).get("value")
+    if least:
+        ids = {b["id"] for b in cleared}
+        removed = sum(
+            count_text(text_of(b.get("content")), "tiktoken")
+            for m in messages
+            for b in blocks(m)
+            if b["type"] == "tool_result" and b["tool_use_id"] in ids
+        )
+        rule += say(
+            "; clearing them removes about {removed:,} tokens, {than} clear_at_least {least:,}, so {verdict}",
+            removed=removed,
+            than=say("at least") if removed >= least else say("fewer than"),
+            least=least,
+            verdict=say("they are cleared") if removed >= least else say("the context is not modified"),
+        )
+    return rule
+
+
 def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
     session = review_session(n, names)
     got = fn(copy.deepcopy(session), copy.deepcopy(edit))
@@ -262,9 +400,18 @@ def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
     excluded = f", exclude_tools {edit['exclude_tools']}" if edit.get("exclude_tools") else ""
     least = edit.get("clear_at_least")
     least = f", clear_at_least {least['value']:,} tokens" if least else ""
-    assert got == want, (
-        f"{n} tool uses ({', '.join(names)} in turn), trigger {edit['trigger']['value']} tool uses, "
-        f"keep {edit['keep']['value']}{excluded}{least}: the server clears {want}, not {got}"
+    assert got == want, say(
+        "{n} tool uses ({tools} in turn), trigger {trigger} tool uses, keep {keep}{excluded}{least}: the "
+        "server clears {want}, not {got}. The rule broken: {rule}",
+        n=n,
+        tools=", ".join(names),
+        trigger=edit["trigger"]["value"],
+        keep=edit["keep"]["value"],
+        excluded=excluded,
+        least=least,
+        want=want,
+        got=got,
+        rule=documented_rule(session, edit),
     )
 
 
