@@ -1557,9 +1557,95 @@ TEXTS: dict[str, str] = {
         "。セルを実行するには、リポジトリをクローンして"
         " make lab を実行してください。"
     ),
+    "keep {n}": "keep {n}",
+    "keep left out: {n}, the default": "keep は省略（既定値の {n}）",
+    "tool inputs cleared": "ツール入力もクリア",
+    "inputs of {tools} cleared, the others kept": "{tools} の入力はクリア、ほかは残す",
+    "tool inputs kept (clear_tool_inputs not set)": "ツール入力は残る（clear_tool_inputs の指定なし）",
+    (" (an option of the course's offline server, which the real API does not have)"): (
+        "（コースのオフラインサーバー独自のオプションで、実際の API にはありません）"
+    ),
+    (
+        "{name} is not a field of the edit{invented}: the SDK's BetaClearToolUses20250919EditPa"
+        "ram has {fields}"
+    ): (
+        "{name} は編集のフィールドではありません{invented}。SDK の BetaClearToolUses20250919Edi"
+        "tParam にあるのは {fields} です"
+    ),
+    (
+        "the session ended early at call {call}: the edit has no trigger, and nothing was clear"
+        "ed before a request outgrew the {window:,}-token window; give a trigger"
+    ): (
+        "セッションは呼び出し {call} で途中で終わりました。編集にトリガーがなく、リクエストが {"
+        "window:,} トークンのウィンドウを超えるまで何もクリアされませんでした。トリガーを指定し"
+        "てください"
+    ),
+    (
+        "input cost {cost:,} base-price tokens, budget {budget:,}: {sent:,} tokens sent, {writt"
+        "en:,} of them written to the cache (1.25x) on {breaks} cache breaks; every request ove"
+        "r the trigger sends what the edit keeps ({kept}): fewer results kept, or their tool in"
+        "puts cleared too, sends less on every call"
+    ): (
+        "入力コストは基本価格で {cost:,} トークン、予算は {budget:,}。送信 {sent:,} トークンの"
+        "うち {written:,} トークンが {breaks} 回のキャッシュ破棄でキャッシュに書き込まれました"
+        "（1.25 倍）。トリガーを超えたリクエストは、編集が残すもの（{kept}）を毎回送ります。残"
+        "す結果を減らすか、ツール入力もクリアすれば、毎回の送信が減ります"
+    ),
+    (
+        "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {lef"
+        "t:,} of the {window:,}-token window; every request must stay at most {room:,} (what a "
+        "clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs cle"
+        "ared too, makes room; a clearing skipped for clear_at_least, or a trigger counted in t"
+        "ool uses that comes late, lets it grow the same way)"
+    ): (
+        "呼び出し {call} は入力 {peak:,} トークンを送りました。max_tokens {answer:,} に対し、応"
+        "答に残ったのは {window:,} トークンのウィンドウのうち {left:,} です。どのリクエストも {"
+        "room:,} 以下に収める必要があります（クリアで残るもの、{kept}、がまだそれを超えています"
+        "。残す結果を減らすか、ツール入力もクリアすれば余地ができます。clear_at_least のために"
+        "クリアが見送られたときや、ツール呼び出しの回数で数えるトリガーが遅いときも、同じように"
+        "大きくなります）"
+    ),
+    (
+        "clearing starts only when the context grows beyond the trigger: {n} tool uses is not m"
+        "ore than {trigger}, so nothing is cleared"
+    ): (
+        "クリアが始まるのはコンテキストがトリガーを超えたときだけです。ツール呼び出し {n} 回は "
+        "{trigger} を超えていないので、何もクリアされません"
+    ),
+    ("keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older"): (
+        "keep {keep} は新しいツール呼び出し {keep} 回を残します。呼び出しは {n} 回しかないので"
+        "、それより古いものはありません"
+    ),
+    (
+        "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool"
+        " uses, whatever an earlier request cleared: {n} - {keep} = {older}"
+    ): (
+        "トリガーを超えると（{n} > {trigger}）、前のリクエストが何をクリアしたかにかかわらず、"
+        "リクエストごとに新しい {keep} 回以外のツール呼び出しがすべてクリアされます: {n} - {kee"
+        "p} = {older}"
+    ),
+    ("; the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}"): (
+        "。exclude_tools のツール呼び出しはクリアされません。その {older} 回のうち {spared} 回"
+        "は {tools} なので {left}"
+    ),
+    ("; clearing them removes about {removed:,} tokens, {than} clear_at_least {least:,}, so {verdict}"): (
+        "。それらをクリアすると約 {removed:,} トークン減り、これは clear_at_least {least:,} {th"
+        "an}ので、{verdict}"
+    ),
+    "at least": "以上な",
+    "fewer than": "より少ない",
+    "they are cleared": "クリアされます",
+    "the context is not modified": "コンテキストは変更されません",
+    (
+        "{n} tool uses ({tools} in turn), trigger {trigger} tool uses, keep {keep}{excluded}{le"
+        "ast}: the server clears {want}, not {got}. The rule broken: {rule}"
+    ): (
+        "ツール呼び出し {n} 回（{tools} を順に）、トリガー {trigger} 回、keep {keep}{excluded}{"
+        "least}: サーバーがクリアするのは {want} で、{got} ではありません。破った規則: {rule}"
+    ),
 }
 
-# The hints of the exercises of chapters 01-12 (``# Hint:`` in a solution), for the ja edition's exercises:
+# The hints of the exercises of chapters 01-18 (``# Hint:`` in a solution), for the ja edition's exercises:
 # ``compaction.course.exercises`` writes the Japanese hint into a ja exercise's stub; a hint with no entry
 # stays as it is. English hint -> Japanese hint.
 HINTS: dict[str, str] = {
@@ -1658,4 +1744,34 @@ HINTS: dict[str, str] = {
     "every tool use in order; past the trigger, all but the newest keep are candidates": (
         "ツール呼び出しを順にすべて見る。トリガーを超えたら、新しい keep 個以外がクリアの候補になる"
     ),
+    ("blocks(message) turns a string content into one text block"): (
+        "blocks(message) は文字列の content をテキストブロック 1 つにして返す"
+    ),
+    ("one dict per probe; copy each evidence string from the output above"): (
+        "プローブ 1 つにつき dict を 1 つ。根拠（evidence）の文字列はそれぞれ上の出力から写す"
+    ),
+    "probe id -> list of the strategies that lose it": "プローブの id -> それを失う戦略のリスト",
+    (
+        "replace(layer, setting=value) changes one setting; which lines of a cleared result hel"
+        "d the lost facts?"
+    ): (
+        "replace(layer, setting=value) で設定を 1 つだけ変えられる。失われた事実は、クリアされ"
+        "た結果のどの行にあったか"
+    ),
+    ('re.findall(r"<tool_call>(.*?)</tool_call>", value, re.S) finds the calls; re.sub removes them'): (
+        're.findall(r"<tool_call>(.*?)</tool_call>", value, re.S) で呼び出しを見つけ、re.sub で取り除く'
+    ),
+    ("zip(passes, passes[1:]) walks each pass with the list before it"): (
+        "zip(passes, passes[1:]) で、各処理をその直前のリストと組にしてたどれる"
+    ),
+    ("go through the requests one at a time and apply the three rules above"): (
+        "リクエストを 1 つずつ見て、上の 3 つの規則を当てはめる"
+    ),
+    ("find the last line with a count, then read each count by its word, not by its position"): (
+        "件数のある最後の行を見つけ、各件数を位置ではなく、その後ろの語（passed、failed）で読む"
+    ),
+    (
+        "turn every number into a Decimal without separators, then compare it rounded to the la"
+        "ter one's places"
+    ): ("数値はすべて区切りを外して Decimal にし、後から書かれた数値の桁数に丸めてから比べる"),
 }
