@@ -1557,7 +1557,7 @@ TEXTS: dict[str, str] = {
         "。セルを実行するには、リポジトリをクローンして"
         " make lab を実行してください。"
     ),
-    "keep {n}": "keep {n}",
+    "keep {n}": "keep は {n}",
     "keep left out: {n}, the default": "keep は省略（既定値の {n}）",
     "tool inputs cleared": "ツール入力もクリア",
     "inputs of {tools} cleared, the others kept": "{tools} の入力はクリア、ほかは残す",
