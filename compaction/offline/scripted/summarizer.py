@@ -12,8 +12,9 @@ conversation holds, deterministically, by copying and never by paraphrasing:
    (a file tool's input or a shell command: ``compaction.core.actions``);
 4. every failed call (a non-zero exit, a traceback, a refused edit) with its error line, the files
    changed to fix it, the run that passed;
-5. the agent's own sentences, whole: one that states a cause, a fix, a value or a choice before
-   one that narrates, a rarer sentence before a repeated one;
+5. the agent's own sentences, whole: one that states a cause, a fix, a value, a result (what
+   worked, what did not) or a choice before one that narrates, a rarer sentence before a repeated
+   one;
 6. every user message, word for word; 7-9. the scripted plan's pending items, the current work
    (the only place that quotes the ``[step N]`` marker, so the scenario resumes from it) and the
    next step.
@@ -88,6 +89,11 @@ _CAUSE_OR_CHOICE = re.compile(
 )
 _FIX_OR_VALUE = re.compile(
     r"\b(fix(?:ed|es)?|found|report\w*|gives?|returns?|fails?|passed|failed)\b|\d", re.I
+)
+# a sentence that states a result: what worked, what did not (chosen on issue 40's real-session table)
+_RESULT = re.compile(
+    r"\b(works?|worked|succeed\w*|confirm\w*|shows?|showed|(?:does|did|is|are|was|were)(?:n't| not))\b",
+    re.IGNORECASE,
 )
 _NARRATES = re.compile(r"^(\w+ing\b|let me|let's|i'll|i will|now|then|and|before|next|first)", re.IGNORECASE)
 _TEMPLATE = re.compile(r"\d+|[\w.-]*[/_.][\w./-]*\w")  # numbers, paths and identifiers vary in a template
@@ -262,12 +268,24 @@ def _findings(previous: list[str], convo: list) -> tuple[list[str], dict[str, in
     def rank(sentence: str) -> tuple:
         words = {w.lower() for w in _WORD.findall(sentence)} or {""}
         finding = bool(_CAUSE_OR_CHOICE.search(sentence)) or (
-            bool(_FIX_OR_VALUE.search(sentence)) and not _NARRATES.match(sentence)
+            states_result(sentence) and not _NARRATES.match(sentence)
         )
         return (not finding, -rarity(words, frequency))
 
     said_at = {f"- {neutral(s)}": k for k, s in enumerate(unique)}
     return [f"- {neutral(s)}" for s in sorted(unique, key=rank)], said_at
+
+
+def states_result(sentence: str) -> bool:
+    """True when a sentence states a fix, a value or a result (what worked, what did not).
+
+    Results rank with findings, not with narration: an agent that explores says what it learned in
+    sentences like "Without the WITH clause, the indentation works correctly" or "the injection did
+    not yield any output", said once among hundreds. Adding ``_RESULT`` to the fix-or-value words
+    kept 122 of 139 probes on issue 40's real-session table instead of 121 (sqlfluff's
+    bare-select), offline 150 unchanged (94%, recall 86%).
+    """
+    return bool(_FIX_OR_VALUE.search(sentence) or _RESULT.search(sentence))
 
 
 def rarity(words: Collection[str], frequency: Mapping[str, int]) -> float:
