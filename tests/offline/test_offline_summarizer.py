@@ -319,9 +319,7 @@ def test_in_a_room_too_small_for_any_note_every_heading_and_current_work_stay():
 
 MINI = "<returncode>{code}</returncode>\n<output>\n{text}\n</output>"
 TRACE = 'Traceback (most recent call last):\n  File "calc.py", line 2\nTypeError: add() got 3 arguments'
-SMALLEST = (
-    256  # the smallest answer the pipeline asks for (compaction.layers.summarize: max(256, window // 10))
-)
+SMALLEST = 256  # the smallest answer the pipeline asks for (compaction.layers.summarize.summary_tokens)
 
 
 def bash_only(request: str = "Fix add in calc.py.", scripts: int = 0) -> list:
@@ -392,3 +390,47 @@ def test_the_files_listed_at_any_budget_never_push_the_answer_over_its_limit():
         assert count_text(answer, "tiktoken") <= limit
     files = previous_sections(summarize(request(messages), max_tokens=SMALLEST))["Files and Code Sections"]
     assert files[0].startswith("- created: repro.py, probe_0.py") and files[0].endswith(" more)")
+
+
+def agent_said(*texts: str) -> list:
+    """A session where the agent says each text in turn, each with one quiet bash call."""
+    messages = [user("Find out why the parser drops the header.")]
+    for k, said in enumerate(texts):
+        messages += [
+            assistant(said, tool_use(f"t{k}", "bash", {"command": f"true {k}"})),
+            user(tool_result(f"t{k}", "")),
+        ]
+    messages.append(assistant("Done."))
+    return messages
+
+
+def test_a_sentence_that_states_a_result_stays_when_rarer_narration_goes():
+    narration = [
+        "Reading lexer internals.",
+        "Scanning quoting rules.",
+        "Browsing escapes table.",
+        "Tracing tokens flow.",
+    ]
+    messages = agent_said(*narration[:2], "The parser works without the header.", *narration[2:])
+    messages[-1] = assistant("The parser and the header come next.")  # its words make the result's common
+    whole = previous_sections(summarize(request(messages)))["Problem Solving"]
+    assert all(f"- {line}" in whole for line in narration)  # unbounded, every sentence is there
+    solving = previous_sections(summarize(request(messages), max_tokens=170))["Problem Solving"]
+    assert "- The parser works without the header." in solving  # a result: what worked, though less rare
+    assert "- Tracing tokens flow." not in solving  # narration goes first
+
+
+def test_a_fenced_command_in_the_agents_text_is_not_a_finding():
+    said = (
+        "The server echoes the input back.\n```\ncurl -d 'name=test' http://host:8000/cgi-bin/forms.pl\n```"
+    )
+    solving = previous_sections(summarize(request(agent_said(said))))["Problem Solving"]
+    assert "- The server echoes the input back." in solving
+    assert not any("curl" in line or "```" in line for line in solving)
+
+
+def test_sentences_glued_without_a_space_are_two_findings_and_a_dotted_name_is_not_split():
+    said = "The upload printed the file.We will read another one. Set ds.Rows = 5 before the call."
+    solving = previous_sections(summarize(request(agent_said(said))))["Problem Solving"]
+    assert "- The upload printed the file." in solving and "- We will read another one." in solving
+    assert "- Set ds.Rows = 5 before the call." in solving
