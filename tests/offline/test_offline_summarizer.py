@@ -430,7 +430,8 @@ def test_a_fenced_command_in_the_agents_text_is_not_a_finding():
 
 
 def test_sentences_glued_without_a_space_are_two_findings_and_a_dotted_name_is_not_split():
-    said = "The upload printed the file.We will read another one. Set ds.Rows = 5 before the call."
+    said = "The upload printed the file.Now, we read another.I will stop. Set ds.Rows = 5 before the call."
     solving = previous_sections(summarize(request(agent_said(said))))["Problem Solving"]
-    assert "- The upload printed the file." in solving and "- We will read another one." in solving
+    assert "- The upload printed the file." in solving and "- Now, we read another." in solving
+    assert "- I will stop." in solving
     assert "- Set ds.Rows = 5 before the call." in solving

@@ -81,7 +81,7 @@ LEFT_OUT = "- (more left out to fit the summary's length; the transcript has it)
 PLACEHOLDERS = {*EMPTY.values(), LEFT_OUT, "- nothing yet", "- none so far"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
 # a sentence glued to the next without a space ("...as expected.We will"), not a name ("ds.Rows = 5")
-_GLUED = re.compile(r"(?<=[a-z)\]`'\"][.!?])(?=[A-Z][a-z']+ [a-z])")
+_GLUED = re.compile(r"(?<=[a-z)\]`'\"][.!?])(?=[A-Z][a-z']*,? [A-Za-z])")
 _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block: code or a command, not a sentence
 _WORD = re.compile(r"[A-Za-z_][\w./-]*")
 # a sentence that states a cause or a choice; one that states a fix or a value; one that narrates
