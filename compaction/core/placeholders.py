@@ -106,6 +106,13 @@ def is_cleared(text: Any) -> bool:
     return not rest or (first.endswith("]") and rest.startswith(KEPT_HEAD))
 
 
+def kept_lines(text: Any) -> list[str]:
+    """The lines a micro placeholder kept of its result (none for a bare placeholder or other text)."""
+    if not is_cleared(text):
+        return []
+    return text.partition("\n")[2].splitlines()[1:]
+
+
 def clearing_frontier(messages: Sequence[dict], start: int = 0, known: int = 0) -> int:
     """How many leading messages the next clearing leaves as they are: through the last cleared result.
 

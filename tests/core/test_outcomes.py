@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from compaction.core.messages import assistant, tool_result, tool_use, user
-from compaction.core.outcomes import body, command_entry, errors_and_fixes, tool_calls
+from compaction.core.outcomes import body, command_entry, errors_and_fixes, first_problem, tool_calls
+from compaction.core.placeholders import CLEARED_HEAD, cleared_placeholder, kept_lines
 
 TRACE = "Traceback (most recent call last):\n  File \"/w/helper.py\", line 3, in <module>\nKeyError: 'id'"
 MINI = "<returncode>{code}</returncode>\n<output>\n{text}\n</output>"
@@ -101,3 +102,21 @@ def test_a_refused_edit_by_a_file_tool_is_an_error_with_its_line():
     assert errors_and_fixes(tool_calls(session(calls))) == [
         "- edit failed: - E999 IndentationError: unexpected indent"
     ]
+
+
+def test_a_failed_call_whose_result_micro_cleared_bare_says_its_output_was_cleared():
+    bare = cleared_placeholder("Bash", {"command": "whoami /priv"})
+    calls = [("Bash", {"command": "whoami /priv"}, bare), ("Bash", {"command": "id"}, "uid=1000")]
+    messages = session(calls)
+    messages[2]["content"][0]["is_error"] = True
+    (entry,) = errors_and_fixes(tool_calls(messages))
+    assert entry == "- `whoami /priv` failed: (output cleared); next `id`"
+    assert CLEARED_HEAD not in first_problem(bare)
+
+
+def test_a_placeholder_with_kept_lines_still_shows_its_first_line():
+    kept = cleared_placeholder("bash", {"command": "pytest"}, ["t.py::test_a: AssertionError"])
+    assert kept_lines(kept) == ["t.py::test_a: AssertionError"]
+    assert first_problem(kept).startswith(CLEARED_HEAD)
+    assert kept_lines(cleared_placeholder("bash", {"command": "pytest"})) == []
+    assert kept_lines("t.py::test_a: AssertionError") == []  # not a placeholder
