@@ -201,7 +201,7 @@ def compact_history(
 def summary_tokens(context_window: int) -> int:
     """The most a summary's answer may take in ``context_window``: a tenth, ``MIN_SUMMARY_TOKENS`` at least.
 
-    A tenth of the window is Claude Code's 20,000 of 200,000. In a small window a tenth is too
+    A tenth is the 20,000 of 200,000 (``MAX_OUTPUT_TOKENS_FOR_SUMMARY``). In a small window a tenth is too
     little to carry on from: nine section headings, the files changed (listed at any budget) and the
     request's share leave a 418-token summary (window 4,180) room for a handful of findings. Chosen
     on the real-session table (``python -m compaction evaluate --quick``, issue 40): floors of 256
@@ -210,7 +210,10 @@ def summary_tokens(context_window: int) -> int:
     throughout; 900 and 1,024 kept 124 too but took offline 150's removed share from 86.7% to 82.9%
     and 82.6%, under its 85% goal (its 8,000-token window's tenth is 800). So 800, a tenth of the
     smallest window the course's own sessions run in. The floor never takes more than a fifth of the
-    window (``MIN_SUMMARY_SHARE``), and never less than 256 tokens.
+    window (``MIN_SUMMARY_SHARE``): the request must fit beside the answer, and the summary beside
+    the ledger under the threshold; at 4,000 tokens, the smallest window ``evaluate`` replays a real
+    session in, a fifth is the floor itself, so the cap changes nothing on that table and only
+    shrinks the floor in smaller windows (a chapter's 3,000: 600). Never less than 256 tokens.
     """
     floor = max(256, min(MIN_SUMMARY_TOKENS, context_window // MIN_SUMMARY_SHARE))
     return max(floor, context_window // 10)
