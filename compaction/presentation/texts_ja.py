@@ -729,13 +729,14 @@ TEXTS: dict[str, str] = {
     ),
     "cost at most {n}": "コストは {n} 以下",
     "cost at most {n}: largest request leaves the answer its room": (
-        "コスト {n} 以下: 最大のリクエストでも応答の余地が残る"
+        "コストは {n} 以下: 最大のリクエストでも応答の余地が残る"
     ),
     "at the trigger nothing is cleared": "トリガーちょうどでは何もクリアされない",
     "one above the trigger": "トリガーを 1 だけ超える",
     "keep 0": "keep 0",
     "every request over the trigger clears again": "トリガーを超えたリクエストは毎回クリアし直す",
     "keep above the trigger": "keep がトリガーを超える",
+    "keep above the number of tool uses": "keep がツール呼び出しの回数を超える",
     "excluded tools are never cleared": "除外したツールはクリアされない",
     "clear_at_least more than a clearing removes": "clear_at_least がクリアで減る量より多い",
     "clear_at_least less than a clearing removes": "clear_at_least がクリアで減る量より少ない",
@@ -1562,6 +1563,68 @@ TEXTS: dict[str, str] = {
     "tool inputs cleared": "ツール入力もクリア",
     "inputs of {tools} cleared, the others kept": "{tools} の入力はクリア、ほかは残す",
     "tool inputs kept (clear_tool_inputs not set)": "ツール入力は残る（clear_tool_inputs の指定なし）",
+    "tool inputs kept (clear_tool_inputs set to {value!r})": (
+        "ツール入力は残る（clear_tool_inputs は {value!r}）"
+    ),
+    "{kept}, {cleared}": "{kept}、{cleared}",
+    "the uses of {tools} never cleared (exclude_tools)": "{tools} の呼び出しはクリアしない（exclude_tools）",
+    "an integer (a whole number)": "整数",
+    "{n} tool uses": "ツール呼び出し {n} 回",
+    "{n:,} input tokens": "入力 {n:,} トークン",
+    (
+        "the API refused the request at call {call}, so the session never ran: {field} is {value!r}, and the"
+        " API wants {wants}"
+    ): (
+        "API が呼び出し {call} のリクエストを拒否したため、セッションは実行されませんでした。"
+        "{field} は {value!r} ですが、API が求めるのは{wants}です"
+    ),
+    "the session ended early at call {call}: {message}": (
+        "セッションは呼び出し {call} で途中で終わりました: {message}"
+    ),
+    (
+        "the session was refused at call {call}: the context grew past the {window:,}-token window"
+        " ({tokens:,}"
+        " tokens) before the trigger ({trigger}) was reached, and nothing had been cleared; a trigger the"
+        " context reaches sooner clears in time"
+    ): (
+        "セッションは呼び出し {call} で拒否されました。トリガー（{trigger}）に届く前にコンテキストが "
+        "{window:,} トークンのウィンドウを超え（{tokens:,} トークン）、それまで何もクリアされていません"
+        "でした。コンテキストがもっと早く届くトリガーなら、間に合うようにクリアされます"
+    ),
+    (
+        "the session was refused at call {call}: a request of {tokens:,} tokens outgrew the {window:,}-token"
+        " window although clearings ran; what they keep ({kept}) is too much"
+    ): (
+        "セッションは呼び出し {call} で拒否されました。クリアは行われましたが、{tokens:,} トークンの"
+        "リクエストが {window:,} トークンのウィンドウを超えました。クリアで残るもの（{kept}）が多すぎます"
+    ),
+    (
+        "what a clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs cleared"
+        " too,"
+        " makes room; a clearing skipped for clear_at_least, or a trigger counted in tool uses that comes"
+        " late,"
+        " lets it grow the same way"
+    ): (
+        "クリアしても {kept} が残り、まだそれを超えています。残す結果を減らすか、ツール入力もクリアすれ"
+        "ば余地ができます。clear_at_least のためにクリアが見送られたときや、ツール呼び出しの回数で数え"
+        "るトリガーが遅いときも、同じように大きくなります"
+    ),
+    (
+        "exclude_tools keeps every use of {tools} whole, and they pile up call after call: exclude fewer"
+        " tools"
+        " (each request keeps {kept})"
+    ): (
+        "exclude_tools によって {tools} の呼び出しはすべてそのまま残り、呼び出しのたびに積み上がります。"
+        "除外するツールを減らしてください（各リクエストに残るもの: {kept}）"
+    ),
+    (
+        "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {left:,} of the"
+        " {window:,}-token window; every request must stay at most {room:,} ({why})"
+    ): (
+        "呼び出し {call} は入力 {peak:,} トークンを送りました。max_tokens {answer:,} に対し、応答に"
+        "残ったのは {window:,} トークンのウィンドウのうち {left:,} です。どのリクエストも {room:,} 以下に"
+        "収める必要があります（{why}）"
+    ),
     (" (an option of the course's offline server, which the real API does not have)"): (
         "（コースのオフラインサーバー独自のオプションで、実際の API にはありません）"
     ),
@@ -1592,57 +1655,67 @@ TEXTS: dict[str, str] = {
         "す結果を減らすか、ツール入力もクリアすれば、毎回の送信が減ります"
     ),
     (
-        "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {lef"
-        "t:,} of the {window:,}-token window; every request must stay at most {room:,} (what a "
-        "clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs cle"
-        "ared too, makes room; a clearing skipped for clear_at_least, or a trigger counted in t"
-        "ool uses that comes late, lets it grow the same way)"
-    ): (
-        "呼び出し {call} は入力 {peak:,} トークンを送りました。max_tokens {answer:,} に対し、応"
-        "答に残ったのは {window:,} トークンのウィンドウのうち {left:,} です。どのリクエストも {"
-        "room:,} 以下に収める必要があります（クリアで残るもの、{kept}、がまだそれを超えています"
-        "。残す結果を減らすか、ツール入力もクリアすれば余地ができます。clear_at_least のために"
-        "クリアが見送られたときや、ツール呼び出しの回数で数えるトリガーが遅いときも、同じように"
-        "大きくなります）"
-    ),
-    (
         "clearing starts only when the context grows beyond the trigger: {n} tool uses is not m"
         "ore than {trigger}, so nothing is cleared"
     ): (
         "クリアが始まるのはコンテキストがトリガーを超えたときだけです。ツール呼び出し {n} 回は "
         "{trigger} を超えていないので、何もクリアされません"
     ),
-    ("keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older"): (
-        "keep {keep} は新しいツール呼び出し {keep} 回を残します。呼び出しは {n} 回しかないので"
-        "、それより古いものはありません"
+    (
+        "keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older, so nothing"
+        " is"
+        " cleared (a count of cleared tool uses is never below 0)"
+    ): (
+        "keep {keep} は最新のツール呼び出し {keep} 回を残します。呼び出しは {n} 回しかないので、それより"
+        "古いものはなく、何もクリアされません（クリアされた回数が 0 を下回ることはありません）"
     ),
     (
-        "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool"
-        " uses, whatever an earlier request cleared: {n} - {keep} = {older}"
+        "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool uses,"
+        " whatever"
+        " an earlier request cleared: {n} - {keep} = {older}"
     ): (
         "トリガーを超えると（{n} > {trigger}）、前のリクエストが何をクリアしたかにかかわらず、"
-        "リクエストごとに新しい {keep} 回以外のツール呼び出しがすべてクリアされます: {n} - {kee"
-        "p} = {older}"
+        "リクエストごとに最新の {keep} 回を除くツール呼び出しがすべてクリアされます: {n} - {keep} = {older}"
     ),
-    ("; the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}"): (
-        "。exclude_tools のツール呼び出しはクリアされません。その {older} 回のうち {spared} 回"
-        "は {tools} なので {left}"
+    ("the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}"): (
+        "exclude_tools のツール呼び出しはクリアされません。その {older} 回のうち {spared} 回は {tools} "
+        "なので {left}"
     ),
-    ("; clearing them removes about {removed:,} tokens, {than} clear_at_least {least:,}, so {verdict}"): (
-        "。それらをクリアすると約 {removed:,} トークン減り、これは clear_at_least {least:,} {th"
-        "an}ので、{verdict}"
+    (
+        "clearing those {left} removes about {removed:,} tokens, {than} clear_at_least {least:,}, so"
+        " {verdict}"
+    ): (
+        "その {left} 回をクリアすると約 {removed:,} トークン減り、これは clear_at_least {least:,} {than}"
+        "ので、{verdict}"
     ),
+    "{lead}. The rest of the count: {rest}": "{lead}。数え方の残り: {rest}",
+    ", clear_at_least {n:,} tokens": "、clear_at_least {n:,} トークン",
+    "{tools} in turn": "{tools} を交互に",
+    (
+        "{n} tool uses ({tools}), trigger {trigger} tool uses, keep {keep}{excluded}{least}: the server"
+        " clears"
+        " {want}, not {got}. The rule broken (the course's reading of the documented behaviour): {rule}"
+    ): (
+        "ツール呼び出し {n} 回（{tools}）、トリガー {trigger} 回、keep {keep}{excluded}{least}: "
+        "サーバーがクリアするのは {want} で、{got} ではありません。破った規則（ドキュメントの挙動を"
+        "このコースが読んだもの）: {rule}"
+    ),
+    "the text of every user turn, in order": "ユーザーのターンのテキストをすべて、順に",
+    "each file once, in the order of its first change": "各ファイルを 1 回ずつ、最初に変更した順に",
+    "expected a list of {n} strings, got {kind} {value}": (
+        "{n} 個の文字列のリストのはずが、{kind} {value} でした"
+    ),
+    "{n} extra, first {first}": "{n} 個多い（最初は {first}）",
+    "{n} missing, first {first}": "{n} 個足りない（最初は {first}）",
+    "{item} is listed {times} times ({n} items, {expected} expected): {rule}": (
+        "{item} が {times} 回入っています（{n} 個、正しくは {expected} 個）: {rule}"
+    ),
+    "at {at} expected {want}, got {got}: {rule}": "位置 {at} は {want} のはずが {got} でした: {rule}",
+    "the end": "末尾",
     "at least": "以上な",
     "fewer than": "より少ない",
     "they are cleared": "クリアされます",
     "the context is not modified": "コンテキストは変更されません",
-    (
-        "{n} tool uses ({tools} in turn), trigger {trigger} tool uses, keep {keep}{excluded}{le"
-        "ast}: the server clears {want}, not {got}. The rule broken: {rule}"
-    ): (
-        "ツール呼び出し {n} 回（{tools} を順に）、トリガー {trigger} 回、keep {keep}{excluded}{"
-        "least}: サーバーがクリアするのは {want} で、{got} ではありません。破った規則: {rule}"
-    ),
 }
 
 # The hints of the exercises of chapters 01-18 (``# Hint:`` in a solution), for the ja edition's exercises:
@@ -1738,11 +1811,11 @@ HINTS: dict[str, str] = {
         "the trigger as high as the answer's room allows; keep and clear_tool_inputs set what each request"
         " sends"
     ): (
-        "トリガーは答えの余地が許すかぎり高くする。"
+        "トリガーは応答の余地が許すかぎり高くする。"
         "各リクエストが送るものは keep と clear_tool_inputs で決まる"
     ),
     "every tool use in order; past the trigger, all but the newest keep are candidates": (
-        "ツール呼び出しを順にすべて見る。トリガーを超えたら、新しい keep 個以外がクリアの候補になる"
+        "ツール呼び出しを順にすべて見る。トリガーを超えたら、最新の keep 個を除くものがクリアの候補になる"
     ),
     ("blocks(message) turns a string content into one text block"): (
         "blocks(message) は文字列の content をテキストブロック 1 つにして返す"

@@ -8,6 +8,7 @@ from check_cases import check_tests
 from compaction.agent.server_side import cache_breaks_from_usage, client_keeps
 from compaction.core.messages import blocks
 from compaction.course.checks import api_context as checks
+from compaction.presentation.language import use_language
 
 # ---------------------------------------------------------------- right answers, written differently
 
@@ -280,6 +281,25 @@ def triggering_late_by_tool_uses(window, max_cost):
     return [{**cost_edits_by_tool_uses(window, max_cost)[0], "trigger": {"type": "tool_uses", "value": 10}}]
 
 
+def a_fractional_trigger(window, max_cost):
+    """window * 0.48: a float the API refuses at the first call, so the session never runs."""
+    return [{**cost_edits(window, max_cost)[0], "trigger": {"type": "input_tokens", "value": window * 0.48}}]
+
+
+def tool_inputs_set_to_false(window, max_cost):
+    return [{**cost_edits(window, max_cost)[0], "clear_tool_inputs": False}]
+
+
+def excluding_bash(window, max_cost):
+    """The package's answer, but bash's uses never cleared: they pile up past the answer's room."""
+    return [{**cost_edits(window, max_cost)[0], "exclude_tools": ["bash"]}]
+
+
+def triggering_after_the_window(window, max_cost):
+    """Twenty tool uses: the context outgrows the window before the trigger is reached."""
+    return [{**cost_edits_by_tool_uses(window, max_cost)[0], "trigger": {"type": "tool_uses", "value": 20}}]
+
+
 def predicted_in_rounds(messages, edit):
     """The rule of the offline server's invented option, clearing in rounds: not the documented one."""
     limit, keep = edit["trigger"]["value"], edit["keep"]["value"]
@@ -306,6 +326,14 @@ def predicted_ignoring_exclusions(messages, edit):
 
 def predicted_ignoring_at_least(messages, edit):
     return predicted_by_counting(messages, {k: v for k, v in edit.items() if k != "clear_at_least"})
+
+
+def predicted_without_a_floor(messages, edit):
+    """len(uses) - keep, negative when keep is larger than the number of uses."""
+    uses = [b for m in messages for b in blocks(m) if b["type"] == "tool_use"]
+    if len(uses) <= edit["trigger"]["value"]:
+        return 0
+    return predicted_by_counting(messages, edit) or len(uses) - edit["keep"]["value"]
 
 
 def predicted_keeping_the_default(messages, edit):
@@ -348,6 +376,17 @@ def keeps_files_by_last_change(messages):
     ]
     by_last = [f for i, f in enumerate(files) if f not in files[i + 1 :]]
     return {**client_keeps(messages), "files_changed": by_last}
+
+
+def keeps_every_change(messages):
+    """Every edit_file and write_file path, a file changed twice listed twice."""
+    files = [
+        b["input"]["path"]
+        for m in messages
+        for b in blocks(m)
+        if b["type"] == "tool_use" and b["name"] in ("edit_file", "write_file")
+    ]
+    return {**client_keeps(messages), "files_changed": files}
 
 
 def keeps_files_in_a_set(messages):
@@ -396,6 +435,10 @@ CASES = [
             leaving_the_trigger_out,
             clearing_in_rounds,
             triggering_late_by_tool_uses,
+            a_fractional_trigger,
+            tool_inputs_set_to_false,
+            excluding_bash,
+            triggering_after_the_window,
         ],
     ),
     (
@@ -407,6 +450,7 @@ CASES = [
             predicted_ignoring_exclusions,
             predicted_ignoring_at_least,
             predicted_keeping_the_default,
+            predicted_without_a_floor,
         ],
     ),
     (
@@ -418,6 +462,7 @@ CASES = [
             keeps_every_edit,
             keeps_files_by_last_change,
             keeps_files_in_a_set,
+            keeps_every_change,
         ],
     ),
 ]
@@ -518,4 +563,71 @@ def test_a_typical_mistake_fails_with_a_row_naming_why(answer, row, why):
 )
 def test_a_wrong_prediction_names_the_documented_rule_it_broke(prediction, row, rule):
     failed = {r.name: r.detail for r in checks.check_predict_cleared(prediction).failures}
-    assert row in failed and "The rule broken: " in failed[row] and rule in failed[row], failed
+    assert row in failed and rule in failed[row], failed
+    assert "The rule broken (the course's reading" in failed[row], failed
+
+
+def test_a_session_that_never_ran_fails_every_row_in_a_sentence():
+    """A float trigger is refused at call 0: no row passes, and the row names the field, not a raw 400."""
+    report = checks.check_edits_for_cost(a_fractional_trigger)
+    assert report.failures and len(report.failures) == len(report.results), str(report)
+    for row in report.failures:
+        assert "edits[0].trigger.value is 3840.0" in row.detail and "an integer" in row.detail, row.detail
+        assert "Error code" not in row.detail and "request_id" not in row.detail, row.detail
+
+
+def test_a_trigger_the_window_outgrows_is_said_in_a_sentence():
+    report = checks.check_edits_for_cost(triggering_after_the_window)
+    assert len(report.failures) == len(report.results), str(report)
+    for row in report.failures:
+        assert "refused at call 19" in row.detail and "before the trigger (20 tool uses)" in row.detail
+        assert "Error code" not in row.detail, row.detail
+
+
+def test_clear_tool_inputs_false_is_said_to_be_set():
+    failed = {r.name: r.detail for r in checks.check_edits_for_cost(tool_inputs_set_to_false).failures}
+    row = "cost at most 120,000"
+    assert row in failed and "clear_tool_inputs set to False" in failed[row], failed
+    assert "not set" not in failed[row]
+
+
+def test_exclude_tools_is_named_when_its_uses_outgrow_the_room():
+    failed = {r.name: r.detail for r in checks.check_edits_for_cost(excluding_bash).failures}
+    row = "cost at most 130,000: largest request leaves the answer its room"
+    assert row in failed, failed
+    assert failed[row].split("(", 1)[1].startswith("exclude_tools keeps every use of bash"), failed
+
+
+@pytest.mark.parametrize(
+    ("prediction", "row", "lead"),
+    [
+        (
+            predicted_ignoring_at_least,
+            "clear_at_least more than a clearing removes",
+            "clearing those 7 removes",
+        ),
+        (predicted_ignoring_exclusions, "excluded tools are never cleared", "the uses of exclude_tools"),
+        (predicted_in_rounds, "every request over the trigger clears again", "past the trigger (10 > 4)"),
+        (predicted_without_a_floor, "keep above the number of tool uses", "keep 5 retains the newest 5"),
+    ],
+)
+def test_a_wrong_prediction_leads_with_the_clause_it_broke(prediction, row, lead):
+    failed = {r.name: r.detail for r in checks.check_predict_cleared(prediction).failures}
+    rule = failed[row].split("documented behaviour): ", 1)[1]
+    assert rule.startswith(lead), failed[row]
+
+
+def test_a_file_listed_twice_names_the_once_in_first_order_rule():
+    failed = {r.name: r.detail for r in checks.check_client_keeps(keeps_every_change).failures}
+    row = "a file changed, another, then the first again"
+    assert "'calc.py' is listed 3 times (4 items, 2 expected)" in failed[row], failed
+    assert "each file once, in the order of its first change" in failed[row], failed
+    assert "same items" not in failed[row]
+
+
+def test_client_keeps_rows_read_japanese_in_the_japanese_edition():
+    with use_language("ja"):
+        failed = [r.detail for r in checks.check_client_keeps(keeps_only_string_turns).failures]
+        failed += [r.detail for r in checks.check_client_keeps(keeps_every_change).failures]
+    assert failed and not any("missing, first" in d or "is listed" in d for d in failed), failed
+    assert any("個足りない" in d for d in failed) and any("最初に変更した順に" in d for d in failed), failed

@@ -5,12 +5,14 @@ SDK's field shapes, and the offline server's acceptance.
 ``check_cache_breaks`` is differential against ``server_side.cache_breaks_from_usage`` on recorded and
 handmade usage logs. ``check_edits_for_cost`` refuses a trigger that leaves no room below the window
 for the answer the session asks (``run_agent``'s ``max_tokens``) and a ``keep`` of 0 (the model would
-never see a result again), then runs the offline agent under the learner's edits with the documented
-rule (every request over the trigger clears all but the newest ``keep``; no option the offline server
-invented), and holds the session to an input cost without overflowing, and its largest measured
-request to that same room.
+never see a result again), then runs the offline agent under the learner's edits with the course's
+reading of the documented behaviour (every request over the trigger clears all but the newest ``keep``;
+no option the offline server invented), and holds the session to an input cost without overflowing,
+and its largest measured request to that same room; a session that did not run to its end fails every
+row, with the refusal in a sentence (the field the API refused, or the call the window was outgrown at).
 ``check_predict_cleared`` compares a prediction of ``cleared_tool_uses`` with what the offline
-server reports by the documented rule, on cases where the documentation alone fixes the answer.
+server reports by that reading, on cases where it alone fixes the answer; a failing row leads with
+the clause the prediction broke.
 ``check_client_keeps`` is differential against ``server_side.client_keeps``.
 Deliberately left out: predictions of ``cleared_input_tokens``, which need the server's counter.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 from collections.abc import Callable
 
 from anthropic.types.beta import BetaClearToolUses20250919EditParam
@@ -26,6 +29,7 @@ from anthropic.types.beta import BetaClearToolUses20250919EditParam
 from compaction.agent.backend import connect
 from compaction.agent.loop import run_agent
 from compaction.agent.server_side import UsageLog, cache_breaks_from_usage, client_keeps, run_managed_session
+from compaction.core.api_errors import too_long_counts
 from compaction.core.messages import (
     assistant,
     blocks,
@@ -158,9 +162,18 @@ def kept_by(edit: dict) -> str:
         cleared = say("tool inputs cleared")
     elif inputs:
         cleared = say("inputs of {tools} cleared, the others kept", tools=", ".join(map(str, inputs)))
-    else:
+    elif inputs is None:
         cleared = say("tool inputs kept (clear_tool_inputs not set)")
-    return f"{kept}, {cleared}"
+    else:
+        cleared = say("tool inputs kept (clear_tool_inputs set to {value!r})", value=inputs)
+    kept = say("{kept}, {cleared}", kept=kept, cleared=cleared)
+    if edit.get("exclude_tools"):
+        spared = say(
+            "the uses of {tools} never cleared (exclude_tools)",
+            tools=", ".join(map(str, edit["exclude_tools"])),
+        )
+        kept = say("{kept}, {cleared}", kept=kept, cleared=spared)
+    return kept
 
 
 def _edit_shape(edit: object) -> None:
@@ -202,27 +215,98 @@ def _session(fn: Callable, budget: int, runs: dict) -> tuple[UsageLog, object, l
     assert isinstance(edits, list) and edits, say("return a list of edits (dicts), at least one")
     for edit in edits:
         _edit_shape(edit)
-    runs[budget] = (*run_managed_session(edits, window=WINDOW, turns=TURNS), edits)  # the documented rule
+    runs[budget] = (*run_managed_session(edits, window=WINDOW, turns=TURNS), edits)  # the course's reading
     return runs[budget]
 
 
-def _triggered(log: UsageLog, result: object, edits: list) -> None:
-    """A session that overflowed with nothing cleared, its edits without a trigger: say so."""
-    if result.error is not None and not sum(log.cleared) and not any(e.get("trigger") for e in edits):
+API_WANTS = {  # the API's words for a value it refused -> what the row says it wants
+    "a valid integer": "an integer (a whole number)",
+}
+
+
+def _edit_value(edits: list, path: str) -> object:
+    """The value at ``path`` (``edits.0.trigger.value``) in the edits sent, or None."""
+    value: object = {"edits": edits}
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            return None
+    return value
+
+
+def _trigger_words(edit: dict) -> str:
+    """An edit's trigger, in words: "20 tool uses" or "3,904 input tokens"."""
+    trigger = edit.get("trigger") or {}
+    if trigger.get("type") == "tool_uses":
+        return say("{n} tool uses", n=trigger.get("value"))
+    return say("{n:,} input tokens", n=trigger.get("value", 100_000))
+
+
+def _ran_to_its_end(log: UsageLog, result: object, edits: list) -> None:
+    """A session that did not run to its end fails, said in a sentence: why the API refused it, and where."""
+    error = result.error
+    if error is None:
+        return
+    call = len(log.sent)
+    message = str(((getattr(error, "body", None) or {}).get("error") or {}).get("message") or error)
+    counts = too_long_counts(error)
+    if counts is None:
+        field, _, wants = message.partition(": Input should be ")
+        if wants:
+            path = field.removeprefix("context_management.")
+            raise AssertionError(
+                say(
+                    "the API refused the request at call {call}, so the session never ran: {field} is "
+                    "{value!r}, and the API wants {wants}",
+                    call=call,
+                    field=re.sub(r"\.(\d+)", r"[\1]", path),
+                    value=_edit_value(edits, path),
+                    wants=say(API_WANTS[wants]) if wants in API_WANTS else wants,
+                )
+            )
+        raise AssertionError(
+            say("the session ended early at call {call}: {message}", call=call, message=message)
+        )
+    if not any(e.get("trigger") for e in edits) and not sum(log.cleared):
         raise AssertionError(
             say(
                 "the session ended early at call {call}: the edit has no trigger, and nothing was cleared "
                 "before a request outgrew the {window:,}-token window; give a trigger",
-                call=len(log.sent),
+                call=call,
                 window=WINDOW,
             )
         )
+    if not sum(log.cleared):
+        raise AssertionError(
+            say(
+                "the session was refused at call {call}: the context grew past the {window:,}-token window "
+                "({tokens:,} tokens) before the trigger ({trigger}) was reached, and nothing had been "
+                "cleared; a trigger the context reaches sooner clears in time",
+                call=call,
+                window=counts[1],
+                tokens=counts[0],
+                trigger="; ".join(_trigger_words(e) for e in edits),
+            )
+        )
+    raise AssertionError(
+        say(
+            "the session was refused at call {call}: a request of {tokens:,} tokens outgrew the"
+            " {window:,}-token "
+            "window although clearings ran; what they keep ({kept}) is too much",
+            call=call,
+            tokens=counts[0],
+            window=counts[1],
+            kept="; ".join(kept_by(e) for e in edits),
+        )
+    )
 
 
 def _within_cost(fn: Callable, budget: int, runs: dict) -> None:
     log, result, edits = _session(fn, budget, runs)
-    _triggered(log, result, edits)
-    assert result.error is None, f"the session ended early at call {len(log.sent)}: {result.error}"
+    _ran_to_its_end(log, result, edits)
     assert sum(log.cleared) > 0, say("nothing was ever cleared")
     totals = log.totals()
     assert totals["cost"] <= budget, say(
@@ -241,23 +325,39 @@ def _within_cost(fn: Callable, budget: int, runs: dict) -> None:
 
 def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
     log, result, edits = _session(fn, budget, runs)
-    _triggered(log, result, edits)
+    _ran_to_its_end(log, result, edits)
     room = WINDOW - ANSWER_TOKENS
     peak = max(log.sent, default=0)
     call = log.sent.index(peak) if log.sent else 0
-    assert peak <= room, say(
-        "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {left:,} of the "
-        "{window:,}-token window; every request must stay at most {room:,} (what a clearing keeps, "
-        "{kept}, is still over it: fewer results kept, or their tool inputs cleared too, makes room; a "
-        "clearing skipped for clear_at_least, or a trigger counted in tool uses that comes late, lets "
-        "it grow the same way)",
-        call=call,
-        peak=peak,
-        answer=ANSWER_TOKENS,
-        left=WINDOW - peak,
-        window=WINDOW,
-        room=room,
+    if peak <= room:
+        return
+    excluded = sorted({str(t) for e in edits for t in e.get("exclude_tools") or []})
+    why = say(
+        "what a clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs cleared "
+        "too, makes room; a clearing skipped for clear_at_least, or a trigger counted in tool uses that "
+        "comes late, lets it grow the same way",
         kept="; ".join(kept_by(e) for e in edits),
+    )
+    if excluded:
+        why = say(
+            "exclude_tools keeps every use of {tools} whole, and they pile up call after call: exclude fewer "
+            "tools (each request keeps {kept})",
+            tools=", ".join(excluded),
+            kept="; ".join(kept_by(e) for e in edits),
+        )
+    raise AssertionError(
+        say(
+            "call {call} sent {peak:,} input tokens: with max_tokens {answer:,} its answer had {left:,} of"
+            " the "
+            "{window:,}-token window; every request must stay at most {room:,} ({why})",
+            call=call,
+            peak=peak,
+            answer=ANSWER_TOKENS,
+            left=WINDOW - peak,
+            window=WINDOW,
+            room=room,
+            why=why,
+        )
     )
 
 
@@ -304,16 +404,17 @@ def by_uses(trigger: int, keep: int, exclude: tuple[str, ...] = (), at_least: in
     return edit
 
 
-# Each answer is fixed by the documented rule alone: where the offline server chose (does an excluded
-# use take one of the kept places? does it count toward the trigger?), every reading gives the same
-# number. The results hold about 240 tokens each (60 lines of "line k"), so each clear_at_least is
-# ten times away from what a clearing removes, whatever tokenizer the prediction uses.
+# Each answer is fixed by the course's reading of the documented behaviour alone: where the offline
+# server chose (does an excluded use take one of the kept places? does it count toward the trigger?),
+# every reading gives the same number. The results hold about 240 tokens each (60 lines of "line k"),
+# so each clear_at_least is ten times away from what a clearing removes, whatever tokenizer is used.
 PREDICTIONS = [  # (name, session size, tools cycled, edit)
     ("at the trigger nothing is cleared", 6, ("read_file",), by_uses(6, 2)),
     ("one above the trigger", 7, ("read_file",), by_uses(6, 2)),
     ("keep 0", 5, ("read_file",), by_uses(3, 0)),
     ("every request over the trigger clears again", 10, ("read_file",), by_uses(4, 2)),
     ("keep above the trigger", 8, ("read_file",), by_uses(3, 5)),
+    ("keep above the number of tool uses", 4, ("read_file",), by_uses(3, 5)),
     ("excluded tools are never cleared", 11, ("read_file", "bash"), by_uses(5, 1, ("bash",))),
     ("clear_at_least more than a clearing removes", 8, ("read_file",), by_uses(3, 1, at_least=20_000)),
     ("clear_at_least less than a clearing removes", 8, ("read_file",), by_uses(3, 1, at_least=150)),
@@ -321,7 +422,7 @@ PREDICTIONS = [  # (name, session size, tools cycled, edit)
 
 
 def server_cleared_reference(messages: list, edit: dict) -> int:
-    """The offline server's ``cleared_tool_uses`` for ``edit`` on ``messages``, by the documented rule."""
+    """The offline server's ``cleared_tool_uses`` for ``edit`` on ``messages``, by the course's reading."""
     answer = connect(context_window=200_000).beta.messages.create(
         model="offline",
         max_tokens=64,
@@ -334,8 +435,8 @@ def server_cleared_reference(messages: list, edit: dict) -> int:
     return applied[0].cleared_tool_uses if applied else 0
 
 
-def documented_rule(messages: list, edit: dict) -> str:
-    """The documented behaviour that settles ``cleared_tool_uses`` for ``edit`` on ``messages``, in words.
+def rule_broken(messages: list, edit: dict, got: object) -> str:
+    """The clause of the course's reading that ``got`` broke, first, then the rest of the count, in words.
 
     Only for a ``tool_uses`` trigger (the predictions' cases): the trigger, then ``keep``, then
     ``exclude_tools``, then ``clear_at_least`` (tokens counted with tiktoken, as a learner may).
@@ -352,23 +453,26 @@ def documented_rule(messages: list, edit: dict) -> str:
     older = uses[: max(0, n - keep)]
     if not older:
         return say(
-            "keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older",
+            "keep {keep} retains the newest {keep} tool uses, and there are only {n}: none is older, so "
+            "nothing is cleared (a count of cleared tool uses is never below 0)",
             keep=keep,
             n=n,
         )
+    clauses = {
+        "keep": say(
+            "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool uses, "
+            "whatever an earlier request cleared: {n} - {keep} = {older}",
+            n=n,
+            trigger=trigger,
+            keep=keep,
+            older=len(older),
+        )
+    }
     excluded = set(edit.get("exclude_tools") or [])
     cleared = [b for b in older if b["name"] not in excluded]
-    rule = say(
-        "past the trigger ({n} > {trigger}) every request clears all but the newest {keep} tool uses, "
-        "whatever an earlier request cleared: {n} - {keep} = {older}",
-        n=n,
-        trigger=trigger,
-        keep=keep,
-        older=len(older),
-    )
     if len(cleared) < len(older):
-        rule += say(
-            "; the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}",
+        clauses["exclude"] = say(
+            "the uses of exclude_tools are never cleared: {spared} of those {older} are {tools}, so {left}",
             spared=len(older) - len(cleared),
             older=len(older),
             tools=", ".join(sorted(excluded)),
@@ -383,14 +487,26 @@ def documented_rule(messages: list, edit: dict) -> str:
             for b in blocks(m)
             if b["type"] == "tool_result" and b["tool_use_id"] in ids
         )
-        rule += say(
-            "; clearing them removes about {removed:,} tokens, {than} clear_at_least {least:,}, so {verdict}",
+        clauses["at_least"] = say(
+            "clearing those {left} removes about {removed:,} tokens, {than} clear_at_least {least:,}, so"
+            " {verdict}",
+            left=len(cleared),
             removed=removed,
             than=say("at least") if removed >= least else say("fewer than"),
             least=least,
             verdict=say("they are cleared") if removed >= least else say("the context is not modified"),
         )
-    return rule
+    # the clause the number broke: the one it would be right without; else keep, the count it starts from
+    if "at_least" in clauses and got in (len(cleared), 0):
+        lead = "at_least"
+    elif "exclude" in clauses and got == len(older):
+        lead = "exclude"
+    else:
+        lead = "keep"
+    rest = [text for key, text in clauses.items() if key != lead]
+    if not rest:
+        return clauses[lead]
+    return say("{lead}. The rest of the count: {rest}", lead=clauses[lead], rest="; ".join(rest))
 
 
 def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
@@ -399,29 +515,37 @@ def _predicted(fn: Callable, n: int, names: tuple, edit: dict) -> None:
     want = server_cleared_reference(session, edit)
     excluded = f", exclude_tools {edit['exclude_tools']}" if edit.get("exclude_tools") else ""
     least = edit.get("clear_at_least")
-    least = f", clear_at_least {least['value']:,} tokens" if least else ""
+    least = say(", clear_at_least {n:,} tokens", n=least["value"]) if least else ""
+    tools = say("{tools} in turn", tools=", ".join(names)) if len(names) > 1 else names[0]
     assert got == want, say(
-        "{n} tool uses ({tools} in turn), trigger {trigger} tool uses, keep {keep}{excluded}{least}: the "
-        "server clears {want}, not {got}. The rule broken: {rule}",
+        "{n} tool uses ({tools}), trigger {trigger} tool uses, keep {keep}{excluded}{least}: the "
+        "server clears {want}, not {got}. The rule broken (the course's reading of the documented "
+        "behaviour): {rule}",
         n=n,
-        tools=", ".join(names),
+        tools=tools,
         trigger=edit["trigger"]["value"],
         keep=edit["keep"]["value"],
         excluded=excluded,
         least=least,
         want=want,
         got=got,
-        rule=documented_rule(session, edit),
+        rule=rule_broken(session, edit, got),
     )
 
 
 def check_predict_cleared(fn: Callable) -> CheckReport:
-    """Exercise 2: ``cleared_tool_uses`` by the documented rule, before asking the offline server."""
+    """Exercise 2: ``cleared_tool_uses`` by the course's reading of the documented behaviour."""
     cases = [(name, lambda n=n, t=t, e=e: _predicted(fn, n, t, e)) for name, n, t, e in PREDICTIONS]
     return run_cases("predict_cleared", cases)
 
 
 # ---------------------------------------------------------------- what the client keeps
+
+
+KEEP_RULES = {  # each list of client_keeps and the rule its items follow
+    "user_words": "the text of every user turn, in order",
+    "files_changed": "each file once, in the order of its first change",
+}
 
 
 def _keeps_the_same(fn: Callable, session: list) -> None:
@@ -431,7 +555,7 @@ def _keeps_the_same(fn: Callable, session: list) -> None:
     assert given == session, say("the input list was changed")
     assert isinstance(got, dict) and set(got) == set(want), f"return a dict with keys {sorted(want)}"
     for key in want:  # the first differing key, shortly: what is extra, what is missing
-        assert got[key] == want[key], f"{key}: {_short_diff(got[key], want[key])}"
+        assert got[key] == want[key], f"{key}: {_short_diff(got[key], want[key], say(KEEP_RULES[key]))}"
 
 
 def _clip(value: object, width: int = 60) -> str:
@@ -439,24 +563,47 @@ def _clip(value: object, width: int = 60) -> str:
     return shown if len(shown) <= width else shown[: width - 3] + "..."
 
 
-def _short_diff(got: object, want: list) -> str:
-    """What a list has that it should not, what it lacks, or where its order first departs."""
+def _short_diff(got: object, want: list, rule: str) -> str:
+    """What a list has that it should not, what it lacks, or where it breaks ``rule`` first."""
     if not isinstance(got, list):
-        return f"expected a list of {len(want)} strings, got {type(got).__name__} {_clip(got)}"
+        return say(
+            "expected a list of {n} strings, got {kind} {value}",
+            n=len(want),
+            kind=type(got).__name__,
+            value=_clip(got),
+        )
     extra = [g for g in got if g not in want]
     missing = [w for w in want if w not in got]
     parts = []
     if extra:
-        parts.append(f"{len(extra)} extra, first {_clip(extra[0])}")
+        parts.append(say("{n} extra, first {first}", n=len(extra), first=_clip(extra[0])))
     if missing:
-        parts.append(f"{len(missing)} missing, first {_clip(missing[0])}")
+        parts.append(say("{n} missing, first {first}", n=len(missing), first=_clip(missing[0])))
+    again = [g for i, g in enumerate(got) if g in got[:i] and got.count(g) > want.count(g)]
+    if not parts and again:
+        parts.append(
+            say(
+                "{item} is listed {times} times ({n} items, {expected} expected): {rule}",
+                item=_clip(again[0]),
+                times=got.count(again[0]),
+                n=len(got),
+                expected=len(want),
+                rule=rule,
+            )
+        )
     if not parts:
         at = next(
             (i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), min(len(got), len(want))
         )
+        end = say("the end")
         parts.append(
-            f"same items, but at {at} expected {_clip(want[at]) if at < len(want) else 'the end'}, "
-            f"got {_clip(got[at]) if at < len(got) else 'the end'} ({len(got)} items, {len(want)} expected)"
+            say(
+                "at {at} expected {want}, got {got}: {rule}",
+                at=at,
+                want=_clip(want[at]) if at < len(want) else end,
+                got=_clip(got[at]) if at < len(got) else end,
+                rule=rule,
+            )
         )
     return "; ".join(parts)
 
