@@ -37,7 +37,8 @@ MEMORY_TOOLS = ("memory",)
 _SEARCHES = re.compile(r"grep|glob|search|find|^ls$|list", re.IGNORECASE)
 _WRITE_NAMES = re.compile(r"write|create", re.IGNORECASE)
 _SHOWN_FILE = re.compile(r"^\[File: (.+?) \(\d+ lines total\)\]", re.MULTILINE)
-_REFUSED = re.compile(r"changes have NOT been applied|edit has introduced new syntax error", re.IGNORECASE)
+_REFUSALS = ("changes have NOT been applied", "edit has introduced new syntax error")  # in any case
+_REFUSED = re.compile("|".join(map(re.escape, _REFUSALS)), re.IGNORECASE)
 _SWE_EDIT = re.compile(
     r"^\s*(edit|insert)\s+(\d+)(?::(\d+))?\s*\n(.*?)(?:\nend_of_(?:edit|insert)\s*)?$", re.DOTALL
 )  # SWE-agent's edit N:M (or insert N), the new lines, end_of_edit
@@ -69,6 +70,9 @@ def path_of(args: Mapping[str, Any]) -> str | None:
 
 def edit_refused(output: str) -> bool:
     """True when an edit's output says it was not applied (SWE-agent's syntax check refused it)."""
+    if output.isascii():  # the same test without the regex: str.lower is IGNORECASE for ASCII
+        low = output.lower()
+        return any(phrase.lower() in low for phrase in _REFUSALS)
     return bool(_REFUSED.search(output))
 
 

@@ -37,6 +37,13 @@ _FAIL_HEAD = re.compile(r"^(?:FAILED|ERROR)[: ]+(.+)$")
 _ERROR_LINE = re.compile(
     r"^\s*(?:E\s+)?(?:[\w.]*(?:Error|Exception)\b|error:|fatal:|Traceback\b)|^\s*-?\s*[EF]\d{3} "
 )  # an exception, error: or fatal:, a traceback, a linter's E999/F821 line
+# Cheap tests an output must pass before a pattern can match it (a line-by-line regex over 10 KB
+# costs some 0.3 ms): what ``_ERROR_LINE`` needs somewhere, and what ``_COUNT`` and ``_EXIT`` end or
+# start with. They only skip work: an output that passes is read exactly as before.
+_ERROR_WORDS = ("Error", "Exception", "error:", "fatal:", "Traceback")
+_LINT_CODES = (re.compile(r"E\d{3} "), re.compile(r"F\d{3} "))
+_COUNT_WORD = re.compile(r" (?:passed|failed|errors?|skipped|xfailed|xpassed)\b")
+_TRACEBACK_HEAD = "Traceback (most recent call last):"
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
 _LOOKS = re.compile(
     r"\s*(?:cd \S+ && )?(?:cat|head|tail|less|nl|ls|find|grep|rg|git (?:status|diff|log|show))\b(?![^|]*>)"
@@ -50,8 +57,26 @@ _TAGS = r"</?(?:output|output_head|output_tail|warning|stdout|stderr)>"  # mini-
 _WRAPPER = re.compile(rf"^\s*(?:{_TAGS})+\s*$|^\s*(?:{_TAGS})+|(?:{_TAGS})+\s*$")
 
 
+def _may_exit(output: str) -> bool:
+    """False only when ``_EXIT`` cannot match: an ASCII output without "exit" or "returncode" in any case."""
+    if output.isascii():  # for ASCII, str.lower is exactly the pattern's IGNORECASE
+        low = output.lower()
+        return "exit" in low or "returncode" in low
+    return _EXIT.search(output) is not None
+
+
+def _may_err(output: str) -> bool:
+    """False only when no line of ``output`` can match ``_ERROR_LINE``."""
+    return any(word in output for word in _ERROR_WORDS) or any(p.search(output) for p in _LINT_CODES)
+
+
 def body(output: str) -> str:
     """An output without its harness's wrapping: exit status lines and lone tags (mini-swe-agent's)."""
+    if "<" not in output and not _may_exit(output):  # no tag, no exit status: only leading blanks go
+        kept = output.splitlines()
+        start = next((k for k, line in enumerate(kept) if line.strip()), len(kept))
+        joined = "\n".join(kept[start:])
+        return output if joined == output else joined  # the same string when nothing changed
     lines = []
     for line in output.splitlines():
         line = _EXIT.sub("", line) if _EXIT.fullmatch(line.strip()) else line
@@ -82,7 +107,8 @@ def command_entry(
     elif bad:
         parts.append(first_problem(output))
     elif not counts:
-        lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT.search(ln)]
+        exits = _may_exit(output)  # else no line has one: skip the test line by line
+        lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not (exits and _EXIT.search(ln))]
         if lines and len(lines) <= 2 and sum(map(len, lines)) <= SHORT_OUTPUT:
             used = later is not None and later.lines(output, index, max_lines=2, max_chars=SHORT_OUTPUT)
             parts.append(" | ".join(lines) + (" (used later)" if used else ""))
@@ -98,12 +124,13 @@ def failed(command: str, output: str, status: int | None) -> bool:
     if status:
         quiet = status in (1, 123) and _SEARCHES.search(command) and not _first_error(output)
         return not quiet
-    return status is None and bool(_TRACEBACK.search(output) or edit_refused(output))
+    traceback = _TRACEBACK_HEAD in output and _TRACEBACK.search(output)
+    return status is None and bool(traceback or edit_refused(output))
 
 
 def _first_error(output: str) -> str | None:
     """The first error line; for a traceback, the exception it ends with rather than its first line."""
-    lines = [ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)]
+    lines = error_lines(output)
     return next((ln for ln in lines if not ln.startswith("Traceback")), lines[0] if lines else None)
 
 
@@ -136,13 +163,22 @@ def tool_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, di
 
 def exit_status(output: str, is_error: bool) -> int | None:
     """The exit status an output reports (``[exit code N]``), 1 for an error result without one."""
-    found = _EXIT.findall(output)
+    found = _EXIT.findall(output) if _may_exit(output) else []
     if found:
         return int(next(g for g in found[-1] if g))
     return 1 if is_error else None
 
 
+def error_lines(output: str) -> list[str]:
+    """The lines of ``output`` that read as errors (``_ERROR_LINE``), stripped, in order."""
+    if not _may_err(output):  # a few scans of the whole output instead of a match per line
+        return []
+    return [ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)]
+
+
 def _last_count_line(output: str) -> str:
+    if not _COUNT_WORD.search(output):
+        return ""
     for line in reversed(output.splitlines()):
         if _COUNT.search(line):
             return line
@@ -157,6 +193,8 @@ def counts_note(output: str) -> str:
 
 def failures(output: str) -> list[str]:
     """Each failure a test runner lists (``FAILED name`` and the first error line after it), bounded."""
+    if "FAILED" not in output and "ERROR" not in output:  # a listed failure starts with one of them
+        return []
     lines = output.splitlines()
     out = []
     for k, line in enumerate(lines):
@@ -197,8 +235,7 @@ def problem_lines(output: str, max_lines: int = 2) -> list[str]:
     output = body(output)
     found = failures(output)[:max_lines]
     if not found:
-        lines = [ln.strip() for ln in output.splitlines() if _ERROR_LINE.match(ln)]
-        found = [ln for ln in lines if not ln.startswith("Traceback")][:max_lines]
+        found = [ln for ln in error_lines(output) if not ln.startswith("Traceback")][:max_lines]
     return [cut(line, LINE_CHARS) for line in found]
 
 

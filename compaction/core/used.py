@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from compaction.core.messages import blocks
@@ -28,6 +29,7 @@ MAX_CHARS = 160  # characters kept per cleared result (about 40 tokens)
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|'([^'\n]{3,80})'")
 _TOKEN = re.compile(r"[A-Za-z_.][\w./-]*\w|\d+(?:\.\d+)?")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]")
+_FEW = 64  # up to this many tokens wanted, looking each up in the text beats reading its tokens
 
 
 def is_specific(token: str) -> bool:
@@ -47,6 +49,28 @@ def specifics(text: str) -> set[str]:
     found |= {a or b for a, b in _QUOTED.findall(text)}
     # a path is also mentioned by its file name, a dotted name by its last part (textstats.counts)
     found |= {t.rsplit("/", 1)[1] for t in found if "/" in t and is_specific(t.rsplit("/", 1)[1])}
+    return found
+
+
+def specifics_among(text: str, wanted: AbstractSet[str]) -> set[str]:
+    """``specifics(text) & wanted``, testing only the tokens ``wanted`` holds: the same set, far cheaper.
+
+    ``specifics`` asks ``is_specific`` of every token of a result (thousands in 10 KB); a question
+    about the few tokens said later needs it only for the tokens both hold, and for the file names of
+    the text's paths. Every token ``specifics`` could return is built the same way here.
+    """
+    if len(wanted) <= _FEW:  # a specific token of ``text`` is part of it: keep the ones it contains
+        wanted = {t for t in wanted if t in text}
+    if not wanted:
+        return set()
+    tokens = {t.lstrip("./") for t in _TOKEN.findall(text)}
+    quoted = {a or b for a, b in _QUOTED.findall(text)}
+    found = {t for t in tokens & wanted if is_specific(t)} | (quoted & wanted)
+    for path in [t for t in tokens if "/" in t] + [q for q in quoted if "/" in q]:
+        name = path.rsplit("/", 1)[1]  # a path's file name, when said later and specific itself
+        if name in wanted and name not in found and is_specific(name):
+            if path in quoted or is_specific(path):
+                found.add(name)
     return found
 
 
@@ -77,11 +101,12 @@ def pick_used(
     if not later or max_lines <= 0:
         return []
     scored = []  # (-tokens used, line number, line)
+    few = len(later) <= _FEW  # then a line none of them is part of is skipped unread
     for k, line in enumerate(str(result_text).splitlines()):
         line = line.rstrip()
-        if not line.strip() or len(line) > max_chars:
+        if not line.strip() or len(line) > max_chars or few and not any(t in line for t in later):
             continue
-        hits = len(specifics(line) & later)
+        hits = len(specifics_among(line, later))
         if hits:
             scored.append((-hits, k, line))
     kept, used = [], 0
@@ -122,7 +147,7 @@ class LaterUse:
                 for token in _cached_specifics(self._messages[i]):
                     self._last.setdefault(token, i)  # read from the end: the first seen is the last said
         self._read = min(self._read, index + 1)
-        later = {t for t in specifics(result_text) if self._last.get(t, -1) > index}
+        later = {t for t in specifics_among(result_text, self._last.keys()) if self._last[t] > index}
         return pick_used(result_text, later, **bounds)
 
 
