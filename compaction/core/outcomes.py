@@ -177,8 +177,8 @@ def error_lines(output: str) -> list[str]:
 
 
 def _last_count_line(output: str) -> str:
-    if not _COUNT_WORD.search(output):
-        return ""
+    if not any(output[m.start() - 1 : m.start()].isdigit() for m in _COUNT_WORD.finditer(output)):
+        return ""  # no count word after a digit (isdigit holds for every digit \d matches, and more)
     for line in reversed(output.splitlines()):
         if _COUNT.search(line):
             return line

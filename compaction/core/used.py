@@ -59,12 +59,27 @@ def specifics_among(text: str, wanted: AbstractSet[str]) -> set[str]:
     about the few tokens said later needs it only for the tokens both hold, and for the file names of
     the text's paths. Every token ``specifics`` could return is built the same way here.
     """
-    if len(wanted) <= _FEW:  # a specific token of ``text`` is part of it: keep the ones it contains
-        wanted = {t for t in wanted if t in text}
-    if not wanted:
-        return set()
-    tokens = {t.lstrip("./") for t in _TOKEN.findall(text)}
-    quoted = {a or b for a, b in _QUOTED.findall(text)}
+    wanted = _in_text(text, wanted)
+    return _among(_tokens(text), _quoted(text), wanted) if wanted else set()
+
+
+def _in_text(text: str, wanted: AbstractSet[str]) -> AbstractSet[str]:
+    """``wanted``, or when it is small only its tokens that are part of ``text`` (a token found is)."""
+    return {t for t in wanted if t in text} if len(wanted) <= _FEW else wanted
+
+
+def _tokens(text: str) -> set[str]:
+    """The candidate tokens of ``text`` (``_TOKEN``, without a leading ./), specific or not."""
+    return {t.lstrip("./") for t in _TOKEN.findall(text)}
+
+
+def _quoted(text: str) -> set[str]:
+    """The quoted strings of ``text``."""
+    return {a or b for a, b in _QUOTED.findall(text)} if '"' in text or "'" in text else set()
+
+
+def _among(tokens: set[str], quoted: set[str], wanted: AbstractSet[str]) -> set[str]:
+    """``specifics`` of a text whose ``_tokens`` and ``_quoted`` these are, kept to ``wanted``."""
     found = {t for t in tokens & wanted if is_specific(t)} | (quoted & wanted)
     for path in [t for t in tokens if "/" in t] + [q for q in quoted if "/" in q]:
         name = path.rsplit("/", 1)[1]  # a path's file name, when said later and specific itself
@@ -101,14 +116,18 @@ def pick_used(
     if not later or max_lines <= 0:
         return []
     scored = []  # (-tokens used, line number, line)
-    few = len(later) <= _FEW  # then a line none of them is part of is skipped unread
     for k, line in enumerate(str(result_text).splitlines()):
         line = line.rstrip()
-        if not line.strip() or len(line) > max_chars or few and not any(t in line for t in later):
+        if not line.strip() or len(line) > max_chars:
             continue
         hits = len(specifics_among(line, later))
         if hits:
             scored.append((-hits, k, line))
+    return _bounded(scored, max_lines, max_chars)
+
+
+def _bounded(scored: list[tuple[int, int, str]], max_lines: int, max_chars: int) -> list[str]:
+    """The lines of ``scored`` (-hits, line number, line), most hits first, bounded, in text order."""
     kept, used = [], 0
     for _, k, line in sorted(scored):
         if len(kept) == max_lines or used + len(line) > max_chars:
@@ -140,15 +159,35 @@ class LaterUse:
         self._last: dict[str, int] = {}  # token -> index of the last assistant message that says it
         self._read = len(messages)  # messages[self._read:] are in self._last
 
-    def lines(self, result_text: str, index: int, **bounds: int) -> list[str]:
+    def lines(
+        self, result_text: str, index: int, *, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS
+    ) -> list[str]:
         """``used_lines`` for a result in message ``index``: tokens said in messages after it."""
         for i in range(self._read - 1, index, -1):  # read back to just after ``index``, once
             if self._messages[i].get("role") == "assistant":
                 for token in _cached_specifics(self._messages[i]):
                     self._last.setdefault(token, i)  # read from the end: the first seen is the last said
         self._read = min(self._read, index + 1)
-        later = {t for t in specifics_among(result_text, self._last.keys()) if self._last[t] > index}
-        return pick_used(result_text, later, **bounds)
+        text = str(result_text)
+        wanted = _in_text(text, self._last.keys())
+        if not wanted or max_lines <= 0:
+            return []
+        # ``pick_used(text, specifics(text) & said later)``, each line's tokens read once: a token
+        # never spans lines, so the text's tokens are its lines' (quoted strings are read whole)
+        rows = text.splitlines()
+        tokens = [_tokens(row) for row in rows]
+        found = _among(set().union(*tokens), _quoted(text), wanted)
+        later = {t for t in found if self._last[t] > index}
+        if not later:
+            return []
+        scored = []  # (-tokens used, line number, line)
+        for k, (row, mine) in enumerate(zip(rows, tokens, strict=True)):
+            line = row.rstrip()  # (trailing blanks hold no token)
+            if line.strip() and len(line) <= max_chars and (mine & later or _quoted(line) or "/" in line):
+                hits = len(_among(mine, _quoted(line), later))
+                if hits:
+                    scored.append((-hits, k, line))
+        return _bounded(scored, max_lines, max_chars)
 
 
 _CACHE: dict[int, tuple[Mapping, frozenset]] = {}  # id(message) -> (message, its specifics)
