@@ -14,6 +14,7 @@ Deliberately left out: parsing any one runner's full report (coverage, timings, 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -70,6 +71,22 @@ def _may_err(output: str) -> bool:
     return any(word in output for word in _ERROR_WORDS) or any(p.search(output) for p in _LINT_CODES)
 
 
+def _may_count(output: str) -> bool:
+    """False only when ``_COUNT`` cannot match: no count word right after a digit."""
+    # str.isdigit holds for every character \d matches (and a few more): never a count missed
+    return any(output[m.start() - 1 : m.start()].isdigit() for m in _COUNT_WORD.finditer(output))
+
+
+def _may_list(output: str) -> bool:
+    """False only when no line can match ``_FAIL_HEAD``, which starts with FAILED or ERROR."""
+    return "FAILED" in output or "ERROR" in output
+
+
+def _may_traceback(output: str) -> bool:
+    """False only when ``_TRACEBACK`` cannot match."""
+    return _TRACEBACK_HEAD in output
+
+
 def body(output: str) -> str:
     """An output without its harness's wrapping: exit status lines and lone tags (mini-swe-agent's)."""
     if "<" not in output and not _may_exit(output):  # no tag, no exit status: only leading blanks go
@@ -90,6 +107,37 @@ def command_entry(
     command: str, output: str, is_error: bool, later: LaterUse | None = None, index: int = 0
 ) -> tuple[str, bool]:
     """One command's line: ``- `cmd` -> exit N; counts; failures, or its output``, and whether it failed."""
+    parts, bad, shown = _reading(command, output, is_error)
+    parts = list(parts)
+    if shown is not None:  # an output with nothing else to say: shown short, or the line used later
+        lines, count = shown
+        if lines:
+            used = later is not None and later.lines(body(output), index, max_lines=2, max_chars=SHORT_OUTPUT)
+            parts.append(" | ".join(lines) + (" (used later)" if used else ""))
+        elif later is not None:
+            used = later.lines(body(output), index, max_lines=1, max_chars=SHORT_OUTPUT)
+            if used:
+                parts.append(f"({count} lines) used later: {used[0].strip()}")
+    return f"- `{cut(command, 100)}` -> " + ("; ".join(parts) or "ok"), bad
+
+
+_READINGS: dict[tuple, tuple] = {}  # (command, is_error, digest of the output) -> its reading
+MAX_READINGS = 50_000  # readings kept (a few hundred bytes each) before the memory starts again
+
+
+def _reading(command: str, output: str, is_error: bool) -> tuple[tuple[str, ...], bool, tuple | None]:
+    """What ``command_entry`` reads without the later messages: its parts, failed, and what it may show.
+
+    The ledger, ``errors_and_fixes`` and the offline summarizer each read every command of a history,
+    so a reading is kept by the output's content (a digest: no output held in memory) and made once.
+    ``shown`` is None when the entry says all there is; else (the lines shown whole or (), the number
+    of lines), for the part that depends on what the agent said later.
+    """
+    digest = hashlib.blake2b(output.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+    key = (command, bool(is_error), digest)
+    known = _READINGS.get(key)
+    if known is not None:
+        return known
     status = exit_status(output, is_error)
     output = body(output)
     counts = _COUNT.findall(_last_count_line(output))
@@ -102,6 +150,7 @@ def command_entry(
         parts[-1] += " (nothing found)"
     if counts:
         parts.append(", ".join(f"{n} {kind}" for n, kind in counts))
+    shown = None
     if listed:  # the first failure; ``errors_and_fixes`` lists them all
         parts += listed[:1] + ([f"{len(listed) - 1} more failures"] if len(listed) > 1 else [])
     elif bad:
@@ -109,14 +158,12 @@ def command_entry(
     elif not counts:
         exits = _may_exit(output)  # else no line has one: skip the test line by line
         lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not (exits and _EXIT.search(ln))]
-        if lines and len(lines) <= 2 and sum(map(len, lines)) <= SHORT_OUTPUT:
-            used = later is not None and later.lines(output, index, max_lines=2, max_chars=SHORT_OUTPUT)
-            parts.append(" | ".join(lines) + (" (used later)" if used else ""))
-        elif later is not None:
-            used = later.lines(output, index, max_lines=1, max_chars=SHORT_OUTPUT)
-            if used:
-                parts.append(f"({len(lines)} lines) used later: {used[0].strip()}")
-    return f"- `{cut(command, 100)}` -> " + ("; ".join(parts) or "ok"), bad
+        short = lines and len(lines) <= 2 and sum(map(len, lines)) <= SHORT_OUTPUT
+        shown = (tuple(lines) if short else (), len(lines))
+    if len(_READINGS) >= MAX_READINGS:
+        _READINGS.clear()
+    known = _READINGS[key] = (tuple(parts), bad, shown)
+    return known
 
 
 def failed(command: str, output: str, status: int | None) -> bool:
@@ -124,7 +171,7 @@ def failed(command: str, output: str, status: int | None) -> bool:
     if status:
         quiet = status in (1, 123) and _SEARCHES.search(command) and not _first_error(output)
         return not quiet
-    traceback = _TRACEBACK_HEAD in output and _TRACEBACK.search(output)
+    traceback = _may_traceback(output) and _TRACEBACK.search(output)
     return status is None and bool(traceback or edit_refused(output))
 
 
@@ -177,8 +224,8 @@ def error_lines(output: str) -> list[str]:
 
 
 def _last_count_line(output: str) -> str:
-    if not any(output[m.start() - 1 : m.start()].isdigit() for m in _COUNT_WORD.finditer(output)):
-        return ""  # no count word after a digit (isdigit holds for every digit \d matches, and more)
+    if not _may_count(output):
+        return ""
     for line in reversed(output.splitlines()):
         if _COUNT.search(line):
             return line
@@ -193,7 +240,7 @@ def counts_note(output: str) -> str:
 
 def failures(output: str) -> list[str]:
     """Each failure a test runner lists (``FAILED name`` and the first error line after it), bounded."""
-    if "FAILED" not in output and "ERROR" not in output:  # a listed failure starts with one of them
+    if not _may_list(output):
         return []
     lines = output.splitlines()
     out = []

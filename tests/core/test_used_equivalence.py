@@ -1,10 +1,11 @@
 """compaction.core.used's fast paths give what the plain definitions give, on any text and any history.
 
-``specifics_among`` must equal ``specifics(text) & wanted``; ``LaterUse.lines`` must equal
-``used_lines`` over the messages after the result, asked in any order, on lists edited between
-passes (results cleared, a summary replacing a prefix, messages removed), so an answer kept from
-an earlier list would fail. Texts are drawn from pieces that make every kind of token: paths,
-dotted and snake_case names, numbers, quoted strings, ./ prefixes, and line breaks other than \\n.
+``specifics_among`` must equal ``specifics(text) & wanted``; ``pick_used`` its definition;
+``LaterUse.lines`` the lines holding the result's specifics said in a message after it, asked in
+any order, on lists edited between passes (results cleared, a summary replacing a prefix,
+messages removed), so an answer kept from an earlier list would fail. Texts are drawn from
+pieces that make every kind of token: paths, dotted and snake_case names, numbers, quoted
+strings, ./ prefixes, and line breaks other than \\n.
 """
 
 from __future__ import annotations
@@ -13,7 +14,31 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compaction.core.messages import text, tool_result, tool_use
-from compaction.core.used import LaterUse, said_later, specifics, specifics_among, used_lines
+from compaction.core.used import LaterUse, pick_used, said_later, specifics, specifics_among
+
+
+def reference_pick(result_text, later, *, max_lines=2, max_chars=160):
+    """``pick_used`` by its definition: every line's specifics, most tokens said later first, bounded."""
+    scored = []
+    for k, line in enumerate(result_text.splitlines()):
+        line = line.rstrip()
+        if line.strip() and len(line) <= max_chars and max_lines > 0:
+            hits = len(specifics(line) & later)
+            if hits:
+                scored.append((-hits, k, line))
+    kept, used = [], 0
+    for _, k, line in sorted(scored):
+        if len(kept) == max_lines or used + len(line) > max_chars:
+            break
+        kept.append((k, line))
+        used += len(line)
+    return [line for _, line in sorted(kept)]
+
+
+def reference_lines(result_text, messages, index, **bounds):
+    """``LaterUse.lines`` from scratch: the result's specifics that a message after ``index`` says."""
+    return reference_pick(result_text, specifics(result_text) & said_later(messages[index + 1 :]), **bounds)
+
 
 PIECES = [
     "src/app.py", "./src/app.py", "app.py", "../lib/x.py", "src/", "top_words", "m.__doc__", "TypeError",
@@ -77,8 +102,10 @@ def results(messages):
 def assert_lines_match(messages, order, bounds):
     index = LaterUse(messages)
     for i, body in order:
-        expected = used_lines(body, messages[i + 1 :], **bounds)
+        expected = reference_lines(body, messages, i, **bounds)
         assert index.lines(body, i, **bounds) == expected, (i, body)
+        later = said_later(messages[i + 1 :])
+        assert pick_used(body, later, **bounds) == reference_pick(body, later, **bounds)
 
 
 bounds_space = st.fixed_dictionaries({"max_lines": st.integers(0, 3), "max_chars": st.integers(0, 200)})
