@@ -8,7 +8,10 @@ later (``compaction.core.used``). An output without an exit status failed when i
 an edit the agent's tool refused (SWE-agent's syntax check); a search that found nothing (``grep``'s
 exit 1) did not. ``errors_and_fixes`` lists each failed call with the files changed after it (any
 agent's edits, ``compaction.core.actions``) and the run that passed. The ledger and the offline
-summarizer both use them, so both say the same thing.
+summarizer both use them, so both say the same thing. An output is read line by line only when one
+test of the whole output shows a pattern may match (``_may_*``), and what ``command_entry`` reads of
+an output without the later messages is kept by the output's digest, so the three readers of a
+history read each call/result pair once.
 Deliberately left out: parsing any one runner's full report (coverage, timings, warnings).
 """
 

@@ -9,7 +9,10 @@ number of two or more digits (``54``, ``3.67``), or a quoted string. Plain words
 ``used_lines(result_text, later_messages)`` returns the used lines, most-used first among equals
 in their order, bounded to ``max_lines`` lines and ``max_chars`` characters, each line whole (a
 line longer than the bound is skipped rather than cut). ``LaterUse`` answers the same question for
-every result of a list in one pass, for the layers that clear many results per turn.
+every result of a list in one pass, for the layers that clear many results per turn: each assistant
+message's tokens are read once, and a result's tokens are matched against the tokens said after it
+(``specifics_among``: the same as ``specifics(text) & wanted``, but ``is_specific`` is asked only of
+the tokens both hold, and a few wanted tokens are looked up in the text before it is read at all).
 Deliberately left out: values the agent reformatted (``3.67`` said as ``3.7``), synonyms, and
 anything the agent used without repeating it (a result it only read and acted on silently).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from itertools import repeat
 from typing import Any
 
 from compaction.core.messages import blocks
@@ -70,7 +74,7 @@ def _in_text(text: str, wanted: AbstractSet[str]) -> AbstractSet[str]:
 
 def _tokens(text: str) -> set[str]:
     """The candidate tokens of ``text`` (``_TOKEN``, without a leading ./), specific or not."""
-    return {t.lstrip("./") for t in _TOKEN.findall(text)}
+    return set(map(str.lstrip, _TOKEN.findall(text), repeat("./")))  # map: no Python call per token
 
 
 def _quoted(text: str) -> set[str]:
