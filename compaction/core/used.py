@@ -177,16 +177,18 @@ class LaterUse:
         if not wanted or max_lines <= 0:
             return []
         # ``pick_used(text, specifics(text) & said later)``, each line's tokens read once: a token
-        # never spans lines, so the text's tokens are its lines' (quoted strings are read whole)
+        # never spans lines, so the text's tokens are its lines' (quoted strings are read whole);
+        # and a line that none of a few wanted tokens is part of holds none: it is not read at all
         rows = text.splitlines()
-        tokens = [_tokens(row) for row in rows]
-        found = _among(set().union(*tokens), _quoted(text), wanted)
+        few = len(wanted) <= _FEW
+        tokens = {k: _tokens(row) for k, row in enumerate(rows) if not few or any(t in row for t in wanted)}
+        found = _among(set().union(*tokens.values()), _quoted(text), wanted)
         later = {t for t in found if self._last[t] > index}
         if not later:
             return []
         scored = []  # (-tokens used, line number, line)
-        for k, (row, mine) in enumerate(zip(rows, tokens, strict=True)):
-            line = row.rstrip()  # (trailing blanks hold no token)
+        for k, mine in tokens.items():
+            line = rows[k].rstrip()  # (trailing blanks hold no token)
             if line.strip() and len(line) <= max_chars and (mine & later or _quoted(line) or "/" in line):
                 hits = len(_among(mine, _quoted(line), later))
                 if hits:
