@@ -111,6 +111,8 @@ def entry(english: str) -> tuple[str, dict[str, str]] | None:
     """The key of TEXTS that translates ``english`` (itself, or a template it fits) and its field values."""
     if english in TEXTS:
         return english, {}
+    if _FIGURES.fullmatch(english):  # ``[22, 42]`` is no "{kept}, {cleared}": figures are never a template's
+        return None
     for key, regex in _templates():
         found = regex.fullmatch(english)
         if found and all(_plain(value) or entry(value) for value in found.groupdict().values()):
@@ -118,9 +120,12 @@ def entry(english: str) -> tuple[str, dict[str, str]] | None:
     return None
 
 
+_FIGURES = re.compile(r"[\d,.%\[\] =()<>x+-]+")  # 9,990, [4, 6], 12.5%, (3 > 2)
+
+
 def _plain(value: str) -> bool:
     """A field value that needs no translation: figures (``9,990``, ``[4, 6]``) or one identifier."""
-    return bool(re.fullmatch(r"[\d,.%\[\] =()<>x+-]+|[\w.-]+", value))
+    return bool(_FIGURES.fullmatch(value) or re.fullmatch(r"[\w.-]+", value))
 
 
 def translated(english: str) -> str:

@@ -27,7 +27,7 @@ from compaction.course.checks.micro import check_micro_keeping_edited, check_pre
 from compaction.course.notebooks import REPORT_LINE
 from compaction.layers.micro import micro_compact
 from compaction.presentation import language as lang
-from compaction.presentation.language import say, use_language
+from compaction.presentation.language import say, translated, use_language
 from compaction.presentation.texts_ja import TEXTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,3 +256,9 @@ def test_every_say_call_gives_exactly_the_fields_of_its_text():
             if not given and fields(arg.value):
                 wrong.append((path.name, node.lineno, sorted(fields(arg.value))))
     assert wrong == []
+
+
+def test_figures_in_a_translated_row_are_never_read_as_a_template():
+    with use_language("ja"):
+        row = translated("course session 1 with requests at [22, 42]")
+    assert row.endswith("[22, 42] に依頼あり")  # not "[22、42]": "{kept}, {cleared}" must not split a list
