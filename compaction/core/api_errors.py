@@ -58,25 +58,17 @@ def is_prompt_too_long(error: BaseException) -> bool:
     """True for the refusals of a request too big for the window (both 400s, a 413) and WindowExceeded."""
     if isinstance(error, WindowExceeded):
         return True
-    if not isinstance(error, Refusal):
-        sdk = _sdk()
-        if sdk is None or not isinstance(error, sdk.APIStatusError):
-            return False
-    if error.status_code == 413:
+    status = _status(error)
+    if status == 413:
         return True
     message = str(error).lower()
-    return error.status_code == 400 and any(phrase in message for phrase in REFUSALS)
+    return status == 400 and any(phrase in message for phrase in REFUSALS)
 
 
 def too_long_counts(error: BaseException) -> tuple[int, int] | None:
     """(tokens asked for, window) from either 400 wording: ``(N, M)`` or ``(N + M, W)``; else None."""
-    if isinstance(error, Refusal):
-        if error.status_code != 400:
-            return None
-    else:
-        sdk = _sdk()
-        if sdk is None or not isinstance(error, sdk.BadRequestError):
-            return None
+    if _status(error) != 400:
+        return None
     message = str(error)
     if found := _TOO_LONG.search(message):
         return int(found.group(1)), int(found.group(2))
@@ -89,6 +81,14 @@ def tokens_over(error: BaseException) -> int | None:
     """How many tokens over the window a 400 refusal says the request was, or None."""
     counts = too_long_counts(error)
     return None if counts is None else counts[0] - counts[1]
+
+
+def _status(error: BaseException) -> int | None:
+    """The HTTP status of an error answer, the SDK's (loaded) or a ``Refusal``; None for any other error."""
+    if isinstance(error, Refusal):
+        return error.status_code
+    sdk = _sdk()
+    return error.status_code if sdk is not None and isinstance(error, sdk.APIStatusError) else None
 
 
 def _sdk() -> Any:
