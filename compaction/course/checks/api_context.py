@@ -237,6 +237,11 @@ def _edit_value(edits: list, path: str) -> object:
     return value
 
 
+def _kept_by_all(edits: list) -> str:
+    """What each request still sends under every edit given, ``kept_by`` of each, in one line."""
+    return "; ".join(kept_by(e) for e in edits)
+
+
 def _trigger_words(edit: dict) -> str:
     """An edit's trigger, in words: "20 tool uses" or "3,904 input tokens"."""
     trigger = edit.get("trigger") or {}
@@ -299,7 +304,7 @@ def _ran_to_its_end(log: UsageLog, result: object, edits: list) -> None:
             call=call,
             tokens=counts[0],
             window=counts[1],
-            kept="; ".join(kept_by(e) for e in edits),
+            kept=_kept_by_all(edits),
         )
     )
 
@@ -319,7 +324,7 @@ def _within_cost(fn: Callable, budget: int, runs: dict) -> None:
         sent=totals["sent"],
         written=totals["cache written"],
         breaks=len(log.breaks()),
-        kept="; ".join(kept_by(e) for e in edits),
+        kept=_kept_by_all(edits),
     )
 
 
@@ -332,18 +337,19 @@ def _room_measured(fn: Callable, budget: int, runs: dict) -> None:
     if peak <= room:
         return
     excluded = sorted({str(t) for e in edits for t in e.get("exclude_tools") or []})
-    why = say(
-        "what a clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs cleared "
-        "too, makes room; a clearing skipped for clear_at_least, or a trigger counted in tool uses that "
-        "comes late, lets it grow the same way",
-        kept="; ".join(kept_by(e) for e in edits),
-    )
     if excluded:
         why = say(
             "exclude_tools keeps every use of {tools} whole, and they pile up call after call: exclude fewer "
             "tools (each request keeps {kept})",
             tools=", ".join(excluded),
-            kept="; ".join(kept_by(e) for e in edits),
+            kept=_kept_by_all(edits),
+        )
+    else:
+        why = say(
+            "what a clearing keeps, {kept}, is still over it: fewer results kept, or their tool inputs "
+            "cleared too, makes room; a clearing skipped for clear_at_least, or a trigger counted in tool "
+            "uses that comes late, lets it grow the same way",
+            kept=_kept_by_all(edits),
         )
     raise AssertionError(
         say(
